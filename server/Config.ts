@@ -1,0 +1,100 @@
+/**
+ * The only place the environment is read. Everything else asks `AppConfig`.
+ *
+ * Embedded default (no NODE_ENV=production): secrets that are not set are generated once and kept in
+ * `DATA_DIR/secrets.json`, so sessions survive a restart. In production a missing secret stops the start with a
+ * message naming the variable.
+ */
+import { randomBytes } from "node:crypto"
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { Config, ConfigError, Either, Option, Effect, Redacted } from "effect"
+
+export const ALL_ROLES = ["http", "actors", "bot"] as const
+export type Role = (typeof ALL_ROLES)[number]
+
+const GENERATED_SECRETS = ["SESSION_SECRET", "INTERNAL_SECRET", "INBOUND_EMAIL_SECRET"] as const
+type GeneratedSecret = (typeof GENERATED_SECRETS)[number]
+
+const optionalString = (name: string) => Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
+
+const roles = Config.string("WHALE_ROLES").pipe(
+  Config.withDefault(ALL_ROLES.join(",")),
+  Config.mapOrFail((raw) => {
+    const picked = raw.split(",").map((r) => r.trim()).filter(Boolean)
+    const unknown = picked.filter((r) => !(ALL_ROLES as readonly string[]).includes(r))
+    return unknown.length > 0 || picked.length === 0
+      ? Either.left(ConfigError.InvalidData(["WHALE_ROLES"], `unknown role(s) ${unknown.join(", ") || "(none)"}; known: ${ALL_ROLES.join(", ")}`))
+      : Either.right(new Set(picked as Role[]) as ReadonlySet<Role>)
+  })
+)
+
+/** Reads secrets kept by an earlier embedded run, generating the missing ones. */
+const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
+  mkdirSync(dataDir, { recursive: true })
+  const file = join(dataDir, "secrets.json")
+  const kept: Partial<Record<GeneratedSecret, string>> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}
+  let changed = false
+  for (const name of GENERATED_SECRETS) {
+    if (!kept[name]) {
+      kept[name] = randomBytes(32).toString("base64url")
+      changed = true
+    }
+  }
+  if (changed) writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 })
+  return kept as Record<GeneratedSecret, string>
+}
+
+export class MissingSecret extends Error {
+  constructor(readonly names: ReadonlyArray<string>) {
+    super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
+  }
+}
+
+export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
+  effect: Effect.gen(function* () {
+    const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))) === "production"
+    const dataDir = resolve(yield* Config.string("DATA_DIR").pipe(Config.withDefault("./var")))
+    const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
+    const host = yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
+    const publicBaseUrl = (yield* optionalString("PUBLIC_BASE_URL")) ?? `http://localhost:${port}`
+
+    const secretFromEnv = {
+      SESSION_SECRET: yield* optionalString("SESSION_SECRET"),
+      INTERNAL_SECRET: yield* optionalString("INTERNAL_SECRET"),
+      INBOUND_EMAIL_SECRET: yield* optionalString("INBOUND_EMAIL_SECRET")
+    }
+    const missing = GENERATED_SECRETS.filter((n) => !secretFromEnv[n])
+    if (production && missing.length > 0) return yield* Effect.die(new MissingSecret(missing))
+    const generated = missing.length > 0 ? embeddedSecrets(dataDir) : undefined
+    const secret = (name: GeneratedSecret) => Redacted.make(secretFromEnv[name] ?? generated![name])
+
+    return {
+      production,
+      dataDir,
+      port,
+      host,
+      publicBaseUrl: publicBaseUrl.replace(/\/$/, ""),
+      roles: yield* roles,
+      logLevel: yield* Config.string("LOG_LEVEL").pipe(Config.withDefault("info")),
+      databaseUrl: (yield* Config.option(Config.redacted("DATABASE_URL"))).pipe(Option.getOrUndefined),
+      redisUrl: (yield* Config.option(Config.redacted("REDIS_URL"))).pipe(Option.getOrUndefined),
+      /** Prefix for every Redis key and stream this process touches (tests use a fresh one per file). */
+      redisPrefix: yield* Config.string("REDIS_PREFIX").pipe(Config.withDefault("whale:")),
+      ethRpcUrl: yield* optionalString("ETH_RPC_URL"),
+      sessionSecret: secret("SESSION_SECRET"),
+      internalSecret: secret("INTERNAL_SECRET"),
+      inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),
+      smtpUrl: (yield* Config.option(Config.redacted("SMTP_URL"))).pipe(Option.getOrUndefined),
+      mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("Whale Intelligence <no-reply@localhost>")),
+      /** Largest request body accepted, in bytes (413 above). */
+      maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
+      /** How long shutdown waits for in-flight requests before closing connections. */
+      shutdownGraceMs: yield* Config.integer("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
+      /** Pool size towards PostgreSQL (and the embedded server's connection limit). */
+      dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+      /** Run migrations at start (the `migrate` command always does). */
+      migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
+    } as const
+  })
+}) {}
