@@ -93,6 +93,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       shutdownGraceMs: yield* Config.integer("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
       /** Pool size towards PostgreSQL (and the embedded server's connection limit). */
       dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+      /** Where the embedded PostgreSQL keeps its files (`memory://` keeps nothing). */
+      embeddedDbDir: yield* Config.string("EMBEDDED_DB_DIR").pipe(Config.withDefault(join(dataDir, "pglite"))),
       /** Run migrations at start (the `migrate` command always does). */
       migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
     } as const

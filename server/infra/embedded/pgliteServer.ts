@@ -1,0 +1,37 @@
+/**
+ * The embedded PostgreSQL: PGlite served over the PostgreSQL wire protocol on 127.0.0.1, in its own process so
+ * its single-threaded query engine never blocks the HTTP server. Started by `server/infra/Sql.ts` when no
+ * DATABASE_URL is set. Prints one JSON line `{"ready":true,"port":N}` on stdout, exits when its parent goes away
+ * (stdin closes) or on SIGTERM/SIGINT, closing the database cleanly.
+ *
+ * argv: <dataDir | "memory://"> <maxConnections>
+ */
+import { mkdirSync } from "node:fs"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+
+const [dataDir = "memory://", maxConnectionsArg = "20"] = process.argv.slice(2)
+if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
+
+const db = await PGlite.create(dataDir)
+const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: Number(maxConnectionsArg) })
+await server.start()
+const port = Number(server.getServerConn().split(":").pop())
+process.stdout.write(JSON.stringify({ ready: true, port }) + "\n")
+
+let stopping = false
+const stop = async (code: number) => {
+  if (stopping) return
+  stopping = true
+  try {
+    await server.stop()
+    await db.close()
+  } finally {
+    process.exit(code)
+  }
+}
+process.on("SIGTERM", () => void stop(0))
+process.on("SIGINT", () => void stop(0))
+process.stdin.on("end", () => void stop(0))
+process.stdin.on("error", () => void stop(0))
+process.stdin.resume()
