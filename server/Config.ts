@@ -55,7 +55,10 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
   effect: Effect.gen(function* () {
     const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))) === "production"
     const dataDir = resolve(yield* Config.string("DATA_DIR").pipe(Config.withDefault("./var")))
-    const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
+    const port = yield* Config.integer("PORT").pipe(
+      Config.withDefault(8080),
+      Config.validate({ message: "PORT must be 0 (any free port) to 65535", validation: (p) => p >= 0 && p <= 65535 })
+    )
     const host = yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
     const publicBaseUrl = (yield* optionalString("PUBLIC_BASE_URL")) ?? `http://localhost:${port}`
 
@@ -95,6 +98,22 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
       /** Where the embedded PostgreSQL keeps its files (`memory://` keeps nothing). */
       embeddedDbDir: yield* Config.string("EMBEDDED_DB_DIR").pipe(Config.withDefault(join(dataDir, "pglite"))),
+      actors: {
+        /** First restart delay; doubles per restart within the window, with jitter, up to `restartMaxMs`. */
+        restartBaseMs: yield* Config.integer("ACTOR_RESTART_BASE_MS").pipe(Config.withDefault(250)),
+        restartMaxMs: yield* Config.integer("ACTOR_RESTART_MAX_MS").pipe(Config.withDefault(30_000)),
+        /** More restarts than this within the window mark the actor `failed`. */
+        maxRestarts: yield* Config.integer("ACTOR_MAX_RESTARTS").pipe(Config.withDefault(5)),
+        restartWindowMs: yield* Config.integer("ACTOR_RESTART_WINDOW_MS").pipe(Config.withDefault(60_000)),
+        /** A message delivered more often than this goes to `dlq:<stream>`. */
+        maxDeliveries: yield* Config.integer("ACTOR_MAX_DELIVERIES").pipe(Config.withDefault(5)),
+        /** Pending entries idle this long are re-delivered (failed handlers, dead consumers). */
+        claimIdleMs: yield* Config.integer("ACTOR_CLAIM_IDLE_MS").pipe(Config.withDefault(15_000)),
+        /** Longest blocking read; also the heartbeat period of an idle actor. */
+        blockMs: yield* Config.integer("ACTOR_BLOCK_MS").pipe(Config.withDefault(2_000)),
+        /** How often lag/pending figures are refreshed. */
+        statsIntervalMs: yield* Config.integer("ACTOR_STATS_INTERVAL_MS").pipe(Config.withDefault(5_000))
+      },
       /** Run migrations at start (the `migrate` command always does). */
       migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
     } as const

@@ -1,0 +1,83 @@
+/**
+ * The supervision tree: every long-lived layer of the program, in dependency order. Layers are built top to
+ * bottom and released bottom to top, so shutdown stops HTTP first (draining requests), then the actors, then the
+ * bus, Redis and the database (and the embedded PostgreSQL process).
+ *
+ *   AppConfig            environment, secrets
+ *   Logging              level and format
+ *   Metrics              Prometheus registry
+ *   Sql                  PostgreSQL pool (or embedded PGlite child) + migrations
+ *   Bus, Kv              Redis Streams + keys (or in-process)
+ *   ActorRegistry        actor health
+ *   domain services      pricing, marketing, health, …
+ *   actors   (role)      supervised stream and loop actors
+ *   http     (role)      uWebSockets.js: routes, WebSocket hub
+ */
+import { Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ActorRegistry } from "../actors/runtime/Registry"
+import type { ActorDef } from "../actors/runtime/Actor"
+import { startActors } from "../actors/runtime/Runner"
+import { AuthRoutes } from "./auth/Http"
+import { AppConfig } from "./Config"
+import type { AnyRoute } from "./http/Route"
+import { makeHttpServer } from "./http/Uws"
+import { SqlLive } from "./infra/Sql"
+import { BusAndKvLive } from "./infra/Streams"
+import { Marketing } from "./marketing/Marketing"
+import { MarketingRoutes } from "./marketing/Http"
+import { OpsCollectors } from "./ops/Collectors"
+import { Health } from "./ops/Health"
+import { OpsRoutes } from "./ops/Http"
+import { Metrics } from "./ops/Metrics"
+import { Pricing } from "./pricing/Pricing"
+import { PricingRoutes } from "./pricing/Http"
+
+/** What a running app tells its starter (tests read the port). */
+export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, { readonly port: number | null; readonly roles: ReadonlyArray<string> }>() {}
+
+const LEVELS: Record<string, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, warning: LogLevel.Warning,
+  error: LogLevel.Error, fatal: LogLevel.Fatal, none: LogLevel.None
+}
+
+const Logging = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.merge(
+      Logger.minimumLogLevel(LEVELS[config.logLevel.toLowerCase()] ?? LogLevel.Info),
+      config.production ? Logger.json : Logger.logFmt
+    )
+  )
+)
+
+const Infrastructure = Layer.mergeAll(SqlLive(), BusAndKvLive, Metrics.Default, ActorRegistry.Default)
+
+const Services = Layer.mergeAll(Pricing.Default, Marketing.Default, Health.Default, OpsCollectors)
+
+/** Every actor of the system, started under supervision in the `actors` role. */
+const ACTORS: ReadonlyArray<ActorDef<never>> = []
+
+/** Every route of the system, in the `http` role. */
+const routes = Effect.gen(function* () {
+  const table: Array<AnyRoute> = []
+  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table)])
+  table.push(...domains.flat())
+  return table
+})
+
+const Processes = Layer.scoped(
+  AppInfo,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    if (config.roles.has("actors")) yield* startActors(ACTORS)
+    const port = config.roles.has("http") ? (yield* makeHttpServer({ routes: yield* routes })).port : null
+    yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}`)
+    return { port, roles: [...config.roles] }
+  })
+)
+
+export const AppLive = Processes.pipe(
+  Layer.provide(Services),
+  Layer.provideMerge(Infrastructure),
+  Layer.provide(Logging),
+  Layer.provideMerge(AppConfig.Default)
+)

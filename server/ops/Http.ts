@@ -1,0 +1,46 @@
+import { Effect } from "effect"
+import { z } from "zod"
+import { AppConfig } from "../Config"
+import { Guard } from "../http/Guards"
+import { Reply } from "../http/Reply"
+import { route, type AnyRoute } from "../http/Route"
+import { Health } from "./Health"
+import { Metrics } from "./Metrics"
+import { openApiDocument } from "./OpenApi"
+
+export const VERSION = "0.1.0"
+
+/** `catalog` yields the whole route table (this list included) once the app has assembled it. */
+export const OpsRoutes = (catalog: () => ReadonlyArray<AnyRoute>) =>
+  Effect.gen(function* () {
+    const health = yield* Health
+    const metrics = yield* Metrics
+    const config = yield* AppConfig
+    let openapi: string | undefined
+    return [
+      route({
+        method: "GET", path: "/healthz", summary: "Liveness: the process answers", tags: ["ops"], guard: Guard.anon,
+        response: z.object({ status: z.literal("ok"), uptime_seconds: z.number(), version: z.string() }),
+        handler: () => Effect.succeed(Reply.json({ status: "ok", uptime_seconds: health.uptimeSeconds(), version: VERSION }, 200, [["cache-control", "no-store"]]))
+      }),
+      route({
+        method: "GET", path: "/readyz", summary: "Readiness: database, bus and actors (503 with the reason otherwise)", tags: ["ops"], guard: Guard.anon,
+        handler: () =>
+          health.readiness().pipe(
+            Effect.map((r) => Reply.json({ status: r.ready ? "ready" : "not_ready", ...r.checks }, r.ready ? 200 : 503, [["cache-control", "no-store"]]))
+          )
+      }),
+      route({
+        method: "GET", path: "/metrics", summary: "Prometheus text exposition", tags: ["ops"], guard: Guard.anon, produces: "text/plain",
+        handler: () => metrics.render.pipe(Effect.map((text) => Reply.text(text, "text/plain; version=0.0.4; charset=utf-8")))
+      }),
+      route({
+        method: "GET", path: "/openapi.json", summary: "This API's OpenAPI 3.1 document", tags: ["ops"], guard: Guard.anon,
+        handler: () =>
+          Effect.sync(() => {
+            openapi ??= JSON.stringify(openApiDocument(catalog(), { title: "Whale Intelligence API", version: VERSION, serverUrl: config.publicBaseUrl }))
+            return Reply.rawJson(openapi, 200, [["cache-control", "public, max-age=300"]])
+          })
+      })
+    ]
+  })

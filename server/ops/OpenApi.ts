@@ -1,0 +1,87 @@
+/** OpenAPI 3.1 generated from the route table and its zod schemas: every route appears without extra work. */
+import { z } from "zod"
+import type { AnyRoute } from "../http/Route"
+
+const schemaOf = (s: z.ZodType, io: "input" | "output") => {
+  try {
+    const json = z.toJSONSchema(s, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>
+    delete json.$schema
+    return json
+  } catch {
+    return {}
+  }
+}
+
+const ERROR_BODY = { type: "object", properties: { detail: { type: "string" }, code: { type: "string" } }, required: ["detail", "code"] }
+const VALIDATION_BODY = {
+  type: "object",
+  properties: {
+    detail: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { type: { type: "string" }, loc: { type: "array", items: { type: ["string", "integer"] } }, msg: { type: "string" }, input: {} },
+        required: ["type", "loc", "msg", "input"]
+      }
+    }
+  },
+  required: ["detail"]
+}
+
+const parameters = (where: "path" | "query", s: z.ZodType | undefined) => {
+  if (!s) return []
+  const json = schemaOf(s, "input") as { properties?: Record<string, unknown>; required?: Array<string> }
+  return Object.entries(json.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: where,
+    required: where === "path" || (json.required ?? []).includes(name),
+    schema
+  }))
+}
+
+export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: string; version: string; serverUrl: string }) => {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const r of routes) {
+    const op: Record<string, unknown> = {
+      summary: r.summary,
+      tags: r.tags,
+      operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
+      parameters: [...parameters("path", r.params), ...parameters("query", r.query)],
+      responses: {
+        "200": r.produces
+          ? { description: "OK", content: { [r.produces]: {} } }
+          : { description: "OK", content: { "application/json": { schema: r.response ? schemaOf(r.response, "output") : {} } } },
+        ...(r.params || r.query || r.body ? { "422": { description: "Validation error", content: { "application/json": { schema: VALIDATION_BODY } } } } : {}),
+        default: { description: "Error", content: { "application/json": { schema: ERROR_BODY } } }
+      },
+      "x-guard": r.guard.name
+    }
+    if (r.guard.security) op.security = r.guard.security
+    if (r.body) {
+      const schema = schemaOf(r.body, "input")
+      op.requestBody = {
+        required: true,
+        content: r.bodyKind === "form"
+          ? { "application/x-www-form-urlencoded": { schema } }
+          : r.bodyKind === "json"
+            ? { "application/json": { schema } }
+            : { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } }
+      }
+    }
+    ;(paths[r.path.replace(/\/\*$/, "/{rest}")] ??= {})[r.method.toLowerCase()] = op
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: info.title, version: info.version, license: { name: "Data: CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/" } },
+    servers: [{ url: info.serverUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        cookie: { type: "apiKey", in: "cookie", name: "whale_token" },
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        internalSecret: { type: "apiKey", in: "header", name: "X-Internal-Secret" }
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/** Public prices and feature gates, read from the `tiers` table and kept a few seconds in memory. */
+import { Effect } from "effect"
+import type { PricingResponse } from "../../schema/http/pricing"
+import { memo } from "../infra/Memo"
+import { PricingRepo } from "./Repo"
+
+export class Pricing extends Effect.Service<Pricing>()("app/Pricing", {
+  dependencies: [PricingRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* PricingRepo
+    const cache = yield* memo({
+      ttl: "5 seconds",
+      capacity: 1,
+      compute: (_: "all") =>
+        repo.publicTiers.pipe(
+          Effect.map((tiers) => {
+            const body: PricingResponse = { currency: "USD", tiers: [...tiers] }
+            return { body, json: JSON.stringify(body) }
+          })
+        )
+    })
+    return {
+      /** The pricing document and its serialised JSON (served as-is). */
+      current: Effect.fn("Pricing.current")(function* () {
+        return yield* cache.get("all")
+      })
+    } as const
+  })
+}) {}
