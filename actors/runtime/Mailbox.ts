@@ -28,24 +28,28 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       Effect.tap((info) => Effect.sync(() => handle.update({ lag: info.lag, pending: info.pending, deadLetters: info.deadLetters })))
     )
 
-    const handleEntry = (entry: StreamEntry) =>
+    /** Handles one entry; true when it is settled (acked or dead-lettered), false when left pending. */
+    const handleEntry = (entry: StreamEntry): Effect.Effect<boolean> =>
       Effect.gen(function* () {
         if (entry.deliveries > settings.maxDeliveries) {
           const last = handle.get().lastError ?? "unknown"
           yield* bus.deadLetter(stream, group, entry, `delivered ${entry.deliveries} times; last error: ${last}`)
           handle.deadLettered()
-          return yield* Effect.logWarning(`dead-lettered ${stream} ${entry.id} after ${entry.deliveries} deliveries`)
+          yield* Effect.logWarning(`dead-lettered ${stream} ${entry.id} after ${entry.deliveries} deliveries`)
+          return true
         }
         const parsed = def.schema.safeParse(entry.payload)
         if (!parsed.success) {
           yield* bus.deadLetter(stream, group, entry, `invalid message: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
           handle.deadLettered()
-          return yield* Effect.logWarning(`dead-lettered invalid message ${stream} ${entry.id}`)
+          yield* Effect.logWarning(`dead-lettered invalid message ${stream} ${entry.id}`)
+          return true
         }
         const exit = yield* Effect.exit(handler(parsed.data, { id: entry.id, deliveries: entry.deliveries }))
         if (Exit.isSuccess(exit)) {
           yield* bus.ack(stream, group, [entry.id])
-          return handle.handled()
+          handle.handled()
+          return true
         }
         const defect = Cause.dieOption(exit.cause)
         const failure = Cause.failureOption(exit.cause)
@@ -54,18 +58,20 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
         // Left pending: re-delivered after `claimIdleMs`. A defect also ends this life (let it crash).
         if (defect._tag === "Some") return yield* Effect.die(defect.value)
         yield* Effect.logWarning(`handler failed on ${stream} ${entry.id} (delivery ${entry.deliveries}): ${describeError(failure._tag === "Some" ? failure.value : exit.cause)}`)
+        return false
       })
 
     const handleAll = (entries: ReadonlyArray<StreamEntry>) =>
       Effect.forEach(entries, handleEntry, { concurrency: def.concurrency ?? 1, discard: true })
 
     yield* bus.ensureGroup(stream, group, def.startFrom ?? "0")
-    // Own pending entries first: what this consumer held when its previous life ended.
+    // Own pending entries first: what this consumer held when its previous life ended. One at a time, so an
+    // entry that crashes the actor again is the only one charged another delivery (not the rest of its batch).
     while (true) {
-      const mine = yield* bus.readPending({ stream, group, consumer: CONSUMER, count: batch })
-      if (mine.length === 0) break
-      yield* handleAll(mine)
-      if (mine.length < batch) break
+      const [mine] = yield* bus.readPending({ stream, group, consumer: CONSUMER, count: 1 })
+      if (!mine) break
+      // A handler failure leaves it pending: retried after `claimIdleMs`, not in a tight loop here.
+      if (!(yield* handleEntry(mine))) break
     }
     handle.update({ state: "running" })
     yield* refreshStats

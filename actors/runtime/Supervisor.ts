@@ -49,4 +49,7 @@ export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.
       yield* Effect.logWarning(`actor ${name} crashed (${reason}); restart ${restarts} in ${delay} ms`)
       yield* Effect.sleep(Duration.millis(delay))
     }
-  }).pipe(Effect.annotateLogs({ actor: name }))
+  }).pipe(
+    Effect.onInterrupt(() => Effect.sync(() => handle.update({ state: "stopped" }))),
+    Effect.annotateLogs({ actor: name })
+  )
