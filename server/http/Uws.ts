@@ -230,7 +230,8 @@ export const makeHttpServer = (options: HttpServerOptions) =>
         draining = true
         yield* Effect.logInfo(`HTTP stopped listening; draining ${inFlight} request(s)`)
         if (inFlight > 0) {
-          const drained = yield* Deferred.await(idle).pipe(Effect.timeout(Duration.millis(config.shutdownGraceMs)), Effect.option)
+          // Finalizers run uninterruptibly: the wait must be made interruptible for the timeout to end it.
+          const drained = yield* Deferred.await(idle).pipe(Effect.interruptible, Effect.timeout(Duration.millis(config.shutdownGraceMs)), Effect.option)
           if (drained._tag === "None") {
             yield* Effect.logWarning(`HTTP grace period over; interrupting ${cancels.size} request(s)`)
             for (const c of [...cancels]) c()
