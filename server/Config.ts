@@ -90,6 +90,29 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),
       smtpUrl: (yield* Config.option(Config.redacted("SMTP_URL"))).pipe(Option.getOrUndefined),
       mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("Whale Intelligence <no-reply@localhost>")),
+      mail: {
+        /** How often the mail-outbox actor looks for due messages when nothing woke it. */
+        pollMs: yield* Config.integer("MAIL_POLL_MS").pipe(Config.withDefault(1_000)),
+        /** First retry delay after a failed send; doubles per attempt up to `retryMaxMs`. */
+        retryBaseMs: yield* Config.integer("MAIL_RETRY_BASE_MS").pipe(Config.withDefault(30_000)),
+        retryMaxMs: yield* Config.integer("MAIL_RETRY_MAX_MS").pipe(Config.withDefault(3_600_000)),
+        /** A message still failing after this many attempts is marked `failed`. */
+        maxAttempts: yield* Config.integer("MAIL_MAX_ATTEMPTS").pipe(Config.withDefault(8))
+      },
+      auth: {
+        /** Lifetime of a session JWT (the `whale_token` cookie); refresh tokens renew it. */
+        sessionTtlSeconds: yield* Config.integer("SESSION_TTL_SECONDS").pipe(Config.withDefault(900)),
+        /** Lifetime of a session (refresh-token family) since its last refresh. */
+        refreshTtlSeconds: yield* Config.integer("REFRESH_TTL_SECONDS").pipe(Config.withDefault(30 * 86_400)),
+        /** scrypt cost as log2(N); never below 15. */
+        scryptLogN: yield* Config.integer("SCRYPT_LOG_N").pipe(Config.withDefault(15), Config.map((n) => Math.max(15, n))),
+        /** Login attempts allowed per account and per IP within `loginWindowSeconds` (429 beyond). */
+        loginMaxPerAccount: yield* Config.integer("LOGIN_MAX_PER_ACCOUNT").pipe(Config.withDefault(10)),
+        loginMaxPerIp: yield* Config.integer("LOGIN_MAX_PER_IP").pipe(Config.withDefault(50)),
+        loginWindowSeconds: yield* Config.integer("LOGIN_WINDOW_SECONDS").pipe(Config.withDefault(900)),
+        /** Account e-mails (reset, magic link, verification, "account exists") per address per hour. */
+        mailsPerAddressPerHour: yield* Config.integer("AUTH_MAILS_PER_HOUR").pipe(Config.withDefault(5))
+      },
       /** Largest request body accepted, in bytes (413 above). */
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** How long shutdown waits for in-flight requests before closing connections. */
