@@ -17,10 +17,19 @@ import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { ActorRegistry } from "../actors/runtime/Registry"
 import type { ActorDef } from "../actors/runtime/Actor"
 import { startActors } from "../actors/runtime/Runner"
+import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
+import { Accounts } from "./auth/Accounts"
+import { Entitlements } from "./auth/Entitlements"
+import { AuthGuards } from "./auth/Guards"
 import { AuthRoutes } from "./auth/Http"
+import { AccountLinks } from "./auth/Links"
+import { Sessions } from "./auth/Sessions"
 import { AppConfig } from "./Config"
 import type { AnyRoute } from "./http/Route"
 import { makeHttpServer } from "./http/Uws"
+import { Jwt } from "./infra/Jwt"
+import { MailOutbox } from "./infra/MailOutbox"
+import { Mailer } from "./infra/Mailer"
 import { SqlLive } from "./infra/Sql"
 import { BusAndKvLive } from "./infra/Streams"
 import { Marketing } from "./marketing/Marketing"
@@ -51,10 +60,16 @@ const Logging = Layer.unwrapEffect(
 
 const Infrastructure = Layer.mergeAll(SqlLive(), BusAndKvLive, Metrics.Default, ActorRegistry.Default)
 
-const Services = Layer.mergeAll(Pricing.Default, Marketing.Default, Health.Default, OpsCollectors)
+const Services = Layer.mergeAll(
+  Pricing.Default, Marketing.Default, Health.Default, OpsCollectors,
+  // accounts: tokens, outgoing mail, entitlements, guards, accounts and their mailed links
+  Jwt.Default, MailOutbox.Default, Mailer.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default,
+  AccountLinks.Default
+)
 
 /** Every actor of the system, started under supervision in the `actors` role. */
-const ACTORS: ReadonlyArray<ActorDef<never>> = []
+type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor]
 
 /** Every route of the system, in the `http` role. */
 const routes = Effect.gen(function* () {

@@ -1,0 +1,115 @@
+/** Wire contracts of the account and session endpoints (spec §4.1). Bodies accept JSON and form encoding. */
+import { z } from "zod"
+import { email } from "../common"
+import { Tier } from "../tiers"
+
+export const PASSWORD_MIN_LENGTH = 10
+export const PASSWORD_MAX_LENGTH = 256
+
+/** A new password: long enough to resist guessing, short enough that hashing it is never a denial of service. */
+export const NewPassword = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH)
+
+/** A password being checked (login, current password): any length the hash accepts. */
+const GivenPassword = z.string().min(1).max(PASSWORD_MAX_LENGTH)
+
+/** A one-time link token as it arrives in a query or body. */
+const LinkToken = z.string().max(4096)
+
+const DisplayName = z
+  .string()
+  .trim()
+  .max(80)
+  .regex(/^[^\p{Cc}]*$/u, "Display name must not contain control characters")
+
+/** `true`, `"true"`, `"1"` (forms send strings). */
+const flag = z.union([z.boolean(), z.enum(["true", "false", "1", "0", "on"]).transform((v) => v === "true" || v === "1" || v === "on")])
+
+export const RegisterRequest = z.object({
+  email,
+  password: NewPassword,
+  display_name: DisplayName.optional()
+})
+export type RegisterRequest = z.infer<typeof RegisterRequest>
+
+export const LoginRequest = z.object({ email, password: GivenPassword })
+export type LoginRequest = z.infer<typeof LoginRequest>
+
+/** The refresh token comes from the `whale_refresh` cookie or this body. */
+export const RefreshRequest = z.object({ refresh_token: z.string().max(256).optional() })
+
+export const LogoutRequest = z.object({
+  refresh_token: z.string().max(256).optional(),
+  /** End every session of the account, not only this one. */
+  everywhere: flag.optional()
+})
+
+export const ProfileRequest = z.object({
+  /** An empty name clears it. */
+  display_name: DisplayName.nullable()
+})
+
+export const AccountTypeRequest = z
+  .object({
+    account_type: z.enum(["personal", "business"]),
+    company_name: z.string().trim().min(1).max(200).optional(),
+    vat_id: z.string().trim().max(40).optional(),
+    address: z.string().trim().max(500).optional(),
+    /** ISO 3166-1 alpha-2. */
+    country: z.string().trim().regex(/^[A-Za-z]{2}$/, "country must be a two-letter ISO code").transform((c) => c.toUpperCase()).optional()
+  })
+  .refine((b) => b.account_type !== "business" || b.company_name !== undefined, {
+    message: "Field required for a business account",
+    path: ["company_name"]
+  })
+export type AccountTypeRequest = z.infer<typeof AccountTypeRequest>
+
+export const PasswordChangeRequest = z.object({ current_password: GivenPassword, new_password: NewPassword })
+
+export const EmailOnlyRequest = z.object({ email })
+
+export const ResetPasswordRequest = z.object({ token: LinkToken.min(1), new_password: NewPassword })
+
+export const TokenQuery = z.object({ token: LinkToken })
+
+export const Company = z.object({
+  name: z.string(),
+  vat_id: z.string().nullable(),
+  address: z.string().nullable(),
+  country: z.string().nullable()
+})
+
+export const MeResponse = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  display_name: z.string().nullable(),
+  tier: Tier,
+  admin: z.boolean(),
+  email_verified: z.boolean(),
+  account_type: z.enum(["personal", "business"]),
+  company: Company.nullable(),
+  /** End of the running trial, if one is what gives the tier. */
+  trial_ends_at: z.string().nullable(),
+  /** Whether the one trial of the account was already used. */
+  trial_used: z.boolean(),
+  created_at: z.string()
+})
+export type MeResponse = z.infer<typeof MeResponse>
+
+export const SessionResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal("bearer"),
+  /** Seconds until `access_token` expires; renew it with POST /auth/refresh. */
+  expires_in: z.number().int(),
+  refresh_token: z.string(),
+  user: MeResponse
+})
+export type SessionResponse = z.infer<typeof SessionResponse>
+
+export const TierResponse = z.object({ tier: Tier })
+
+export const OkResponse = z.object({ ok: z.literal(true), message: z.string() })
+
+export const TrialResponse = z.object({ ok: z.literal(true), tier: Tier, trial_ends_at: z.string() })
