@@ -1,0 +1,47 @@
+/**
+ * A small key-value store with expiry, atomic windowed counters and leases — one contract, two implementations:
+ *  - `Kv.redis`  : on the `RedisClient` connection; exact across processes.
+ *  - `Kv.memory` : in process, for the embedded default (no REDIS_URL).
+ *
+ * Keys are named without the prefix; implementations store `prefix + "kv:" + key` and leases `prefix + "lease:" +
+ * name`, so the two never collide with each other or with bus streams. Effects have no error channel: a Redis fault
+ * is a defect, as is a non-positive ttl (a programming error).
+ */
+import { Context, type Effect, Layer, type Option } from "effect"
+import type { RedisClient } from "./Redis.js"
+import { makeKvMemory } from "./KvMemory.js"
+import { makeKvRedis } from "./KvRedis.js"
+
+export interface KvShape {
+  readonly kind: "redis" | "memory"
+  /**
+   * Increments the counter at `key` and returns the new value. The expiry is set only when the counter has none
+   * (i.e. when this call created it), so a window lasts `ttlSeconds` from its first hit whatever follows.
+   * Exact under concurrency (per-day API quotas, login throttles).
+   */
+  readonly incrWindow: (key: string, ttlSeconds: number) => Effect.Effect<number>
+  readonly get: (key: string) => Effect.Effect<Option.Option<string>>
+  /** Sets the value; without `ttlSeconds` the key has no expiry (an earlier one is cleared, as Redis's SET does). */
+  readonly set: (key: string, value: string, ttlSeconds?: number) => Effect.Effect<void>
+  readonly del: (key: string) => Effect.Effect<void>
+  /** Remaining seconds (rounded like Redis's TTL); -1 when the key has no expiry, -2 when it does not exist. */
+  readonly ttl: (key: string) => Effect.Effect<number>
+  /**
+   * Takes the lease `name` for `holder` for `ttlMs` if nobody holds it. Re-entrant: when `holder` already holds it,
+   * the lease is extended and the answer is true.
+   */
+  readonly acquireLease: (name: string, holder: string, ttlMs: number) => Effect.Effect<boolean>
+  /** Extends the lease only if `holder` still holds it; false means it was lost. */
+  readonly renewLease: (name: string, holder: string, ttlMs: number) => Effect.Effect<boolean>
+  /** Releases the lease only if `holder` holds it (otherwise a no-op); true when it was released. */
+  readonly releaseLease: (name: string, holder: string) => Effect.Effect<boolean>
+  /** Liveness of the underlying store (readiness). */
+  readonly ping: Effect.Effect<boolean>
+}
+
+export class Kv extends Context.Tag("app/Kv")<Kv, KvShape>() {
+  /** On the process's `RedisClient`. */
+  static readonly redis: Layer.Layer<Kv, never, RedisClient> = Layer.effect(Kv, makeKvRedis)
+  /** A fresh in-process store for the scope of the layer (expired keys are swept periodically). */
+  static readonly memory: Layer.Layer<Kv> = Layer.scoped(Kv, makeKvMemory)
+}
