@@ -10,11 +10,11 @@
  * withdrawals) and one anonymous WETH/USDC pool trade, so ETH/USD can be learned from the data as on mainnet.
  * Pools and anonymous traders have synthetic addresses; prices follow smooth deterministic curves.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { keccak256, parseUnits, toHex } from "viem"
 import { TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL } from "./Decode.js"
 import { WETH, loadReference, type Reference } from "./Reference.js"
-import { BlockNotFound, UNKNOWN_TOKEN, type ChainSourceShape } from "./Source.js"
+import { BlockNotFound, ChainSource, UNKNOWN_TOKEN, type ChainSourceShape } from "./Source.js"
 import type { Address, ChainBlock, Cohort, RawLog, RawTx, TokenInfo } from "./Types.js"
 
 export interface DemoOptions {
@@ -178,3 +178,6 @@ export const makeDemoSource = (options: DemoOptions = {}): ChainSourceShape & { 
     readTokenMeta: (address) => Effect.sync(() => ref.tokens.get(address.toLowerCase()) ?? UNKNOWN_TOKEN)
   }
 }
+
+/** The `demo` source as the app's `ChainSource` (the embedded default when no ETH_RPC_URL is set). */
+export const DemoSourceLive = (options: DemoOptions = {}) => Layer.sync(ChainSource, () => makeDemoSource(options))

@@ -5,11 +5,11 @@
  * let a listener "discover" blocks one by one. Token metadata comes from a lookup (default: data/tokens.json),
  * since a recording has no contract state.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL } from "./Decode.js"
 import { etlChainBlocks, etlLog, readEtlDir } from "./Etl.js"
 import { loadReference } from "./Reference.js"
-import { BlockNotFound, UNKNOWN_TOKEN, type ChainSourceShape, type TokenMeta, type TxReceipt } from "./Source.js"
+import { BlockNotFound, ChainSource, UNKNOWN_TOKEN, type ChainSourceShape, type TokenMeta, type TxReceipt } from "./Source.js"
 import type { ChainBlock, RawLog } from "./Types.js"
 
 export interface ReplayOptions {
@@ -88,3 +88,6 @@ export const makeReplaySource = (options: ReplayOptions): Effect.Effect<ReplaySo
     const { dir: _dir, ...rest } = options
     return replayFrom(etlChainBlocks(data), data.logs.map(etlLog), rest)
   })
+
+/** The `replay` source as the app's `ChainSource`. */
+export const ReplaySourceLive = (options: ReplayOptions) => Layer.effect(ChainSource, makeReplaySource(options))
