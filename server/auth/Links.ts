@@ -48,6 +48,12 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
         Effect.asVoid
       )
 
+    /** A genuine link of this kind that was not spent yet (`consume` in the acting transaction stays the authority). */
+    const verifyUnused = (kind: TokenKind, raw: string) =>
+      jwt.verify(kind, raw).pipe(
+        Effect.tap((token) => Effect.flatMap(jwt.isUsed(token), (used) => (used ? Effect.fail(new TokenRejected({ kind, reason: "used" })) : Effect.void)))
+      )
+
     /** The account a verified link names, if it still matches (same address, same password version). */
     const accountOf = (token: VerifiedToken, checkPasswordVersion: boolean) =>
       Effect.gen(function* () {
@@ -89,7 +95,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       }),
 
       verifyEmail: Effect.fn("AccountLinks.verifyEmail")(function* (raw: string) {
-        const token = yield* jwt.verify("verify_email", raw)
+        const token = yield* verifyUnused("verify_email", raw)
         const user = yield* accountOf(token, false)
         yield* sql.withTransaction(jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email)))).pipe(
           Effect.catchTag("SqlError", Effect.die)
@@ -102,7 +108,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       }),
 
       resetPassword: Effect.fn("AccountLinks.resetPassword")(function* (raw: string, newPassword: string) {
-        const token = yield* jwt.verify("password_reset", raw)
+        const token = yield* verifyUnused("password_reset", raw)
         const user = yield* accountOf(token, true)
         const hash = yield* hashPassword(newPassword, config.auth.scryptLogN)
         yield* sql.withTransaction(
@@ -122,7 +128,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       }),
 
       magicLogin: Effect.fn("AccountLinks.magicLogin")(function* (raw: string, meta: ClientMeta) {
-        const token = yield* jwt.verify("magic_login", raw)
+        const token = yield* verifyUnused("magic_login", raw)
         const user = yield* accountOf(token, true)
         yield* sql.withTransaction(jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email)))).pipe(
           Effect.catchTag("SqlError", Effect.die)
@@ -144,8 +150,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
 
       /** Starts the 7-day trial for a verified free account that never had one. */
       activateTrial: Effect.fn("AccountLinks.activateTrial")(function* (raw: string) {
-        const token = yield* jwt.verify("activate_trial", raw)
-        if (yield* jwt.isUsed(token)) return yield* Effect.fail(new TokenRejected({ kind: "activate_trial", reason: "used" }))
+        const token = yield* verifyUnused("activate_trial", raw)
         const id = Number(token.sub)
         const user = Number.isSafeInteger(id) ? yield* repo.byId(id) : undefined
         if (!user) return yield* Effect.fail(invalid("activate_trial"))
