@@ -26,6 +26,7 @@ import { AccountLinks } from "./auth/Links"
 import { Sessions } from "./auth/Sessions"
 import { AppConfig } from "./Config"
 import type { AnyRoute } from "./http/Route"
+import { staticRoutes } from "./http/Static"
 import { makeHttpServer } from "./http/Uws"
 import { Jwt } from "./infra/Jwt"
 import { MailOutbox } from "./infra/MailOutbox"
@@ -71,11 +72,14 @@ const Services = Layer.mergeAll(
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
 const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor]
 
+/** Client-side paths of the console that serve its shell. */
+const CONSOLE_PATHS: ReadonlyArray<string> = []
+
 /** Every route of the system, in the `http` role. */
 const routes = Effect.gen(function* () {
   const table: Array<AnyRoute> = []
   const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table)])
-  table.push(...domains.flat())
+  table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })
 

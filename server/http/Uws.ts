@@ -5,7 +5,7 @@
  * grace period (answering them with `Connection: close`), then interrupts what is left.
  */
 import { randomBytes } from "node:crypto"
-import { Context, Deferred, Duration, Effect, Layer, Runtime } from "effect"
+import { Context, Deferred, Duration, Effect, FiberRef, Layer, LogLevel, Runtime } from "effect"
 import uWS from "uWebSockets.js"
 import { AppConfig } from "../Config"
 import { Metrics } from "../ops/Metrics"
@@ -87,6 +87,8 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const requests = metrics.counter("http_requests_total", "HTTP requests by method, route template and status")
     const latency = metrics.histogram("http_request_duration_seconds", "HTTP request latency by method and route template")
     const inflightGauge = metrics.gauge("http_requests_in_flight", "HTTP requests being handled")
+    // The access log is one line per request: skip building it at all when the level filters it out.
+    const accessLogOn = LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
 
     let inFlight = 0
     let draining = false
@@ -105,7 +107,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       const seconds = (performance.now() - started) / 1000
       requests.inc({ method: info.method, route: template, status: reply.status })
       latency.observe({ method: info.method, route: template }, seconds)
-      runSync(
+      if (accessLogOn) runSync(
         Effect.logInfo("http").pipe(
           Effect.annotateLogs({
             req: info.id,

@@ -1,19 +1,85 @@
 /**
- * In-process memoisation with a time-to-live and a single computation per key under concurrent load: callers
- * that arrive while a value is being computed wait for that computation instead of starting their own.
- * A failed computation is not kept.
+ * In-process memoisation for hot read paths (pricing, the public API):
+ *  - a fresh value is returned synchronously (no fiber suspension: the reply is written inside the uWS handler,
+ *    which is also what makes cached endpoints safe for pipelining clients — uWS aborts deferred pipelined replies);
+ *  - a stale value (older than `ttl`) is still returned at once while ONE background computation refreshes it
+ *    (stale-while-revalidate), unless it is older than `maxStale`, when callers wait for the refresh;
+ *  - a missing value is computed once, however many callers arrive meanwhile (no stampede);
+ *  - a failed computation is not kept: its waiters get the failure, the next caller tries again.
  */
-import { Cache, Duration, Effect } from "effect"
+import { Deferred, Duration, Effect, Exit } from "effect"
+
+interface Entry<A, E> {
+  value: A | undefined
+  at: number
+  inflight: Deferred.Deferred<A, E> | undefined
+}
+
+export interface Memo<K, A, E> {
+  readonly get: (key: K) => Effect.Effect<A, E>
+  readonly invalidate: (key: K) => Effect.Effect<void>
+  readonly invalidateAll: Effect.Effect<void>
+  /** Computations started so far (for tests and metrics). */
+  readonly computations: () => number
+}
 
 export const memo = <K, A, E>(options: {
   readonly ttl: Duration.DurationInput
+  /** How old a stale value may be and still be served while refreshing; default 10 × ttl. */
+  readonly maxStale?: Duration.DurationInput
   readonly capacity?: number
   readonly compute: (key: K) => Effect.Effect<A, E>
-}) =>
-  Cache.make({ capacity: options.capacity ?? 1024, timeToLive: options.ttl, lookup: options.compute }).pipe(
-    Effect.map((cache) => ({
-      get: (key: K) => cache.get(key),
-      invalidate: (key: K) => cache.invalidate(key),
-      invalidateAll: cache.invalidateAll
-    }))
-  )
+  /** Clock for tests; default Date.now. */
+  readonly now?: () => number
+}): Effect.Effect<Memo<K, A, E>> =>
+  Effect.sync(() => {
+    const ttlMs = Duration.toMillis(options.ttl)
+    const maxStaleMs = options.maxStale === undefined ? ttlMs * 10 : Duration.toMillis(options.maxStale)
+    const capacity = options.capacity ?? 1024
+    const now = options.now ?? Date.now
+    const entries = new Map<K, Entry<A, E>>()
+    let computations = 0
+
+    const start = (key: K, entry: Entry<A, E>): Deferred.Deferred<A, E> => {
+      const done = Effect.runSync(Deferred.make<A, E>())
+      entry.inflight = done
+      computations++
+      Effect.runFork(
+        Effect.exit(options.compute(key)).pipe(
+          Effect.flatMap((exit) => {
+            entry.inflight = undefined
+            if (Exit.isSuccess(exit)) {
+              entry.value = exit.value
+              entry.at = now()
+            } else if (entry.value === undefined) {
+              entries.delete(key)
+            }
+            return Deferred.done(done, exit)
+          })
+        )
+      )
+      return done
+    }
+
+    const get = (key: K): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        let entry = entries.get(key)
+        if (!entry) {
+          if (entries.size >= capacity) entries.delete(entries.keys().next().value as K)
+          entry = { value: undefined, at: 0, inflight: undefined }
+          entries.set(key, entry)
+        }
+        const age = now() - entry.at
+        if (entry.value !== undefined && age < ttlMs) return Effect.succeed(entry.value)
+        const refreshing = entry.inflight ?? start(key, entry)
+        if (entry.value !== undefined && age < maxStaleMs) return Effect.succeed(entry.value)
+        return Deferred.await(refreshing)
+      })
+
+    return {
+      get,
+      invalidate: (key: K) => Effect.sync(() => void entries.delete(key)),
+      invalidateAll: Effect.sync(() => entries.clear()),
+      computations: () => computations
+    }
+  })

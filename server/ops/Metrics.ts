@@ -6,7 +6,20 @@ import { Effect } from "effect"
 
 type Labels = Readonly<Record<string, string | number>>
 
+const keyCache = new Map<string, string>()
+
+/** Label sets repeat (route × method × status): their rendered form is cached by a cheap join of the values. */
 const labelKey = (labels: Labels) => {
+  let probe = ""
+  for (const k in labels) probe += k + "\u0000" + labels[k] + "\u0001"
+  const hit = keyCache.get(probe)
+  if (hit !== undefined) return hit
+  const rendered = renderLabels(labels)
+  if (keyCache.size < 50_000) keyCache.set(probe, rendered)
+  return rendered
+}
+
+const renderLabels = (labels: Labels) => {
   const keys = Object.keys(labels)
   if (keys.length === 0) return ""
   return "{" + keys.sort().map((k) => `${k}="${String(labels[k]).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",") + "}"

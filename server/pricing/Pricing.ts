@@ -21,9 +21,7 @@ export class Pricing extends Effect.Service<Pricing>()("app/Pricing", {
     })
     return {
       /** The pricing document and its serialised JSON (served as-is). */
-      current: Effect.fn("Pricing.current")(function* () {
-        return yield* cache.get("all")
-      })
+      current: () => cache.get("all")
     } as const
   })
 }) {}

@@ -102,6 +102,26 @@ describe("HTTP behaviour", () => {
     expect(made.headers.get("x-request-id")).toMatch(/^[0-9a-f]{6}-[0-9a-z]+$/)
   })
 
+  it("answers pipelined requests for a cached endpoint, in order", async () => {
+    await json("/api/pricing")
+    const { connect } = await import("node:net")
+    const statuses = await new Promise<Array<string>>((resolve, reject) => {
+      const socket = connect(app.port, "127.0.0.1")
+      let out = ""
+      socket.on("data", (c) => {
+        out += c.toString("latin1")
+        const lines = out.match(/HTTP\/1\.1 \d{3}/g) ?? []
+        if (lines.length === 3 && out.trimEnd().endsWith("}")) {
+          socket.destroy()
+          resolve(lines)
+        }
+      })
+      socket.on("error", reject)
+      socket.on("connect", () => socket.write("GET /api/pricing HTTP/1.1\r\nHost: x\r\n\r\n".repeat(3)))
+    })
+    expect(statuses).toEqual(["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 200"])
+  })
+
   it("HEAD answers like GET without a body", async () => {
     const res = await json("/healthz", { method: "HEAD" })
     expect(res.status).toBe(200)

@@ -20,6 +20,16 @@ export type AppServices = Layer.Layer.Success<typeof AppLive>
 export const realDatabaseUrl = process.env.DATABASE_URL
 export const realRedisUrl = process.env.REDIS_URL
 
+/**
+ * Whether a suite that needs a real service must be skipped. Outside CI a missing service skips it (reported with
+ * the reason); in CI it is an error — except in the deliberate embedded run (`npm run test:embedded`).
+ */
+export const skipWithout = (service: "DATABASE_URL" | "REDIS_URL"): boolean => {
+  if (process.env[service]) return false
+  if (process.env.CI && !process.env.WHALE_TEST_EMBEDDED) throw new Error(`CI is set but ${service} is not: this suite must run against the real service`)
+  return true
+}
+
 /** Creates a throw-away database on the real server; returns its URL and a drop function. */
 export const freshDatabase = async (base: string) => {
   const name = `test_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
