@@ -1,0 +1,128 @@
+/**
+ * Wire shapes of the analytics read models, shared by the public API, the keyed data API (inside its envelope),
+ * the MCP tools, the WebSocket topics `index` / `top-tokens` and the console.
+ */
+import { z } from "zod"
+
+/** Where the numbers come from; `demo` marks the built-in demo chain (never real market data). */
+export const DataSource = z.enum(["rpc", "replay", "demo", "mixed", "none"])
+export type DataSource = z.infer<typeof DataSource>
+
+export const Timeframe = z.enum(["1H", "24H", "7D"])
+export type Timeframe = z.infer<typeof Timeframe>
+
+/** Carried by every public analytics body. */
+export const PublicMeta = z.object({
+  source: DataSource,
+  demo: z.boolean(),
+  generated_at: z.string(),
+  cache_seconds: z.number().int(),
+  license: z.literal("CC-BY-4.0"),
+  attribution: z.string()
+})
+export type PublicMeta = z.infer<typeof PublicMeta>
+
+export const Stats = z.object({
+  tracked_wallets: z.number().int(),
+  buy_volume_24h_usd: z.number(),
+  sell_volume_24h_usd: z.number(),
+  transactions_24h: z.number().int(),
+  latest_block: z.object({ number: z.number().int(), ts: z.string(), age_seconds: z.number() }).nullable()
+})
+export type Stats = z.infer<typeof Stats>
+
+export const IndexComponent = z.object({
+  name: z.string(),
+  /** 0–100, 50 is neutral. */
+  score: z.number(),
+  weight: z.number(),
+  /** The measured input, e.g. a ratio, before scaling. */
+  raw: z.number().nullable(),
+  description: z.string()
+})
+
+export const WhaleIndex = z.object({
+  date: z.string(),
+  score: z.number(),
+  label: z.enum(["Extreme selling", "Selling", "Neutral", "Buying", "Extreme buying"]),
+  components: z.array(IndexComponent),
+  /** Daily closes, oldest first, up to 30 days (today excluded: it is `score`). */
+  history: z.array(z.object({ date: z.string(), score: z.number() }))
+})
+export type WhaleIndex = z.infer<typeof WhaleIndex>
+
+export const TopToken = z.object({
+  symbol: z.string(),
+  token: z.string(),
+  net_flow_usd: z.number(),
+  buy_volume_usd: z.number(),
+  sell_volume_usd: z.number(),
+  trades: z.number().int(),
+  whales: z.number().int()
+})
+export type TopToken = z.infer<typeof TopToken>
+
+export const TopTokens = z.object({ timeframe: Timeframe, tokens: z.array(TopToken) })
+export type TopTokens = z.infer<typeof TopTokens>
+
+export const TokenFlow = z.object({
+  token: z.string(),
+  symbol: z.string(),
+  dex_buy_usd: z.number(),
+  dex_sell_usd: z.number(),
+  exchange_withdraw_usd: z.number(),
+  exchange_deposit_usd: z.number(),
+  net_flow_usd: z.number(),
+  trades: z.number().int()
+})
+export type TokenFlow = z.infer<typeof TokenFlow>
+
+export const CohortFlow = z.object({
+  cohort: z.enum(["mega", "large", "mid", "small"]),
+  net_flow_7d_usd: z.number(),
+  net_flow_30d_usd: z.number(),
+  wallets: z.number().int()
+})
+
+export const AssetPositioning = z.object({
+  symbol: z.string(),
+  token: z.string(),
+  net_flow_7d_usd: z.number(),
+  net_flow_30d_usd: z.number(),
+  /** 0–100 accumulation score (50 neutral). */
+  score: z.number(),
+  cohorts: z.array(CohortFlow).optional(),
+  /** Largest net accumulators (alpha tier and above only). */
+  top_accumulators: z.array(z.object({ wallet: z.string(), label: z.string(), net_flow_30d_usd: z.number() })).optional()
+})
+
+export const Positioning = z.object({
+  /** Overall accumulation score of the majors (0–100). */
+  score: z.number(),
+  majors: z.array(AssetPositioning),
+  /** Largest gap between cohorts' direction, e.g. mega wallets buying while mid wallets sell. */
+  divergence: z.object({ score: z.number(), description: z.string() }),
+  assets: z.array(AssetPositioning),
+  cohorts: z.array(CohortFlow).optional()
+})
+export type Positioning = z.infer<typeof Positioning>
+
+/** One whale transaction as the feed, the data API and the console show it. */
+export const WhaleTrade = z.object({
+  id: z.number().int(),
+  tx_hash: z.string(),
+  block: z.number().int(),
+  ts: z.string(),
+  wallet: z.string(),
+  wallet_label: z.string().nullable(),
+  token: z.string(),
+  symbol: z.string(),
+  category: z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"]),
+  amount: z.string(),
+  usd: z.number().nullable(),
+  price_usd: z.number().nullable(),
+  counter_symbol: z.string().nullable(),
+  venue: z.string().nullable(),
+  source: DataSource
+})
+export type WhaleTrade = z.infer<typeof WhaleTrade>
