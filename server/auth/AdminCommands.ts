@@ -2,7 +2,7 @@
  * Operator commands behind `npm run admin` (server/cli/admin.ts): create a user, set a tier (an operator grant,
  * never a fake subscription), list users. Inputs are checked with the same schemas as the HTTP API.
  */
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import { z } from "zod"
 import { NewPassword } from "../../schema/http/auth"
 import { email as Email } from "../../schema/common"
@@ -17,13 +17,14 @@ import { AccountsRepo } from "./Repo"
 /** Any tier but `anon` (which is the absence of an account). */
 export const GrantableTier = Tier.exclude(["anon"])
 
-export class InvalidInput extends Error {}
+/** Arguments that do not pass the schemas; the message names each problem. */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{ readonly message: string }> {}
 
 const parse = <S extends z.ZodType>(schema: S, value: unknown): Effect.Effect<z.output<S>, InvalidInput> => {
   const result = validateSync("body", schema, value)
   return result.ok
     ? Effect.succeed(result.value)
-    : Effect.fail(new InvalidInput(result.issues.map((i) => `${i.loc.slice(1).join(".")}: ${i.msg}`).join("; ")))
+    : Effect.fail(new InvalidInput({ message: result.issues.map((i) => `${i.loc.slice(1).join(".")}: ${i.msg}`).join("; ") }))
 }
 
 const CreateUser = z.object({ email: Email, password: NewPassword, tier: GrantableTier.optional(), admin: z.boolean().default(false) })

@@ -9,7 +9,8 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { createUser, formatUsers, listUsers, setTier } from "../auth/AdminCommands"
+import { createUser, formatUsers, InvalidInput, listUsers, setTier } from "../auth/AdminCommands"
+import type { AccountExists, AccountNotFound } from "../auth/Errors"
 import { Entitlements } from "../auth/Entitlements"
 import { AccountsRepo } from "../auth/Repo"
 import { AppConfig } from "../Config"
@@ -34,7 +35,7 @@ const { positionals, values } = parseArgs({
 
 const print = (value: unknown) => Effect.sync(() => console.log(values.json ? JSON.stringify(value) : value))
 
-const command = (() => {
+const command: Effect.Effect<void, AccountExists | AccountNotFound | InvalidInput, AccountsRepo | Entitlements | AppConfig> = (() => {
   switch (positionals[0]) {
     case "create-user":
       return createUser(values).pipe(Effect.flatMap((u) => print(values.json ? u : `created user ${u.id} ${u.email} (tier ${u.tier}${u.admin ? ", admin" : ""})`)))
@@ -61,7 +62,7 @@ const program = command.pipe(
     AccountExists: (e) => failed(`an account with e-mail ${e.email} exists already`),
     AccountNotFound: (e) => failed(`no account with e-mail ${e.email}`)
   }),
-  Effect.catchIf((e): e is Error => e instanceof Error, (e) => failed(e.message))
+  Effect.catchTag("InvalidInput", (e) => failed(e.message))
 )
 
 const Live = Layer.mergeAll(AccountsRepo.Default, Entitlements.Default).pipe(

@@ -6,6 +6,7 @@
 import { Effect, Either } from "effect"
 import { SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Tier } from "../../schema/tiers"
 import { effectiveTier } from "../../server/auth/Entitlements"
 import { AuthGuards, cookieValue } from "../../server/auth/Guards"
 import { AccountLinks } from "../../server/auth/Links"
@@ -51,7 +52,7 @@ describe("the entitlement rule", () => {
   const at = new Date("2026-06-01T00:00:00Z")
   const later = new Date("2026-06-02T00:00:00Z")
   const earlier = new Date("2026-05-31T00:00:00Z")
-  const sub = (tier: string, status: string, until: Date | null, trial_end: Date | null = null) =>
+  const sub = (tier: Tier, status: string, until: Date | null, trial_end: Date | null = null) =>
     ({ source: "subscription", tier, status, until, trial_end }) as const
 
   it("active → its tier; trialing until trial end; canceled but paid until period end; otherwise free", () => {
