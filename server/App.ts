@@ -18,12 +18,16 @@ import { ActorRegistry } from "../actors/runtime/Registry"
 import type { ActorDef } from "../actors/runtime/Actor"
 import { startActors } from "../actors/runtime/Runner"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
+import { BlockListenerActor } from "../actors/block-listener/Behaviour"
 import { Accounts } from "./auth/Accounts"
 import { Entitlements } from "./auth/Entitlements"
 import { AuthGuards } from "./auth/Guards"
 import { AuthRoutes } from "./auth/Http"
 import { AccountLinks } from "./auth/Links"
 import { Sessions } from "./auth/Sessions"
+import { ChainCatalogSeeded } from "./chain/Catalog"
+import { ChainRepo } from "./chain/Repo"
+import { ChainSourceLive } from "./chain/SourceLive"
 import { AppConfig } from "./Config"
 import type { AnyRoute } from "./http/Route"
 import { staticRoutes } from "./http/Static"
@@ -65,12 +69,14 @@ const Services = Layer.mergeAll(
   Pricing.Default, Marketing.Default, Health.Default, OpsCollectors,
   // accounts: tokens, outgoing mail, entitlements, guards, accounts and their mailed links
   Jwt.Default, MailOutbox.Default, Mailer.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default,
-  AccountLinks.Default
+  AccountLinks.Default,
+  // chain: the source (rpc, replay or demo), its tables, reference data seeded at start
+  ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded
 )
 
 /** Every actor of the system, started under supervision in the `actors` role. */
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor]
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, BlockListenerActor]
 
 /** Client-side paths of the console that serve its shell. */
 const CONSOLE_PATHS: ReadonlyArray<string> = []

@@ -45,6 +45,37 @@ const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
   return kept as Record<GeneratedSecret, string>
 }
 
+/** Chain ingestion settings (server/chain, actors/block-listener, the backfill command). */
+const CHAIN_SOURCES = ["rpc", "demo", "replay"] as const
+const chainSettings = Config.all({
+  sourceSetting: optionalString("CHAIN_SOURCE"),
+  rpcUrl: optionalString("ETH_RPC_URL"),
+  replayDir: optionalString("CHAIN_REPLAY_DIR"),
+  /** How often the head is polled when the listener is caught up. */
+  pollMs: Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(2_000)),
+  /** Blocks to stay behind the head (0: follow the head; reorgs are rolled back either way). */
+  confirmations: Config.integer("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(0)),
+  /** Where a listener without a checkpoint starts: a block number, or -K for K blocks before the head. */
+  startBlock: Config.option(Config.integer("CHAIN_START_BLOCK")).pipe(Config.map(Option.getOrUndefined)),
+  /** Back-off of failing RPC calls: first delay, doubling up to the cap, forever (a block is never skipped). */
+  retryBaseMs: Config.integer("CHAIN_RETRY_BASE_MS").pipe(Config.withDefault(500)),
+  retryMaxMs: Config.integer("CHAIN_RETRY_MAX_MS").pipe(Config.withDefault(30_000)),
+  /** Demo chain: time between blocks, generator seed, and the history a first start ingests (blocks). */
+  demoBlockMs: Config.integer("DEMO_BLOCK_MS").pipe(Config.withDefault(12_000)),
+  demoSeed: Config.integer("DEMO_SEED").pipe(Config.withDefault(1)),
+  demoHistoryBlocks: Config.integer("DEMO_HISTORY_BLOCKS").pipe(Config.withDefault(300))
+}).pipe(
+  Config.mapOrFail(({ sourceSetting, ...s }) => {
+    const source = sourceSetting ?? (s.rpcUrl !== undefined ? "rpc" : "demo")
+    if (!(CHAIN_SOURCES as ReadonlyArray<string>).includes(source)) {
+      return Either.left(ConfigError.InvalidData(["CHAIN_SOURCE"], `unknown chain source ${source}; known: ${CHAIN_SOURCES.join(", ")}`))
+    }
+    if (source === "rpc" && s.rpcUrl === undefined) return Either.left(ConfigError.MissingData(["ETH_RPC_URL"], "CHAIN_SOURCE=rpc needs ETH_RPC_URL"))
+    if (source === "replay" && s.replayDir === undefined) return Either.left(ConfigError.MissingData(["CHAIN_REPLAY_DIR"], "CHAIN_SOURCE=replay needs CHAIN_REPLAY_DIR"))
+    return Either.right({ ...s, source: source as (typeof CHAIN_SOURCES)[number], sourceExplicit: sourceSetting !== undefined })
+  })
+)
+
 export class MissingSecret extends Error {
   constructor(readonly names: ReadonlyArray<string>) {
     super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
@@ -85,6 +116,7 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       /** Prefix for every Redis key and stream this process touches (tests use a fresh one per file). */
       redisPrefix: yield* Config.string("REDIS_PREFIX").pipe(Config.withDefault("whale:")),
       ethRpcUrl: yield* optionalString("ETH_RPC_URL"),
+      chain: yield* chainSettings,
       sessionSecret: secret("SESSION_SECRET"),
       internalSecret: secret("INTERNAL_SECRET"),
       inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),

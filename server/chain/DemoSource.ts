@@ -4,7 +4,7 @@
  * addresses (data/labels.json), so that the same decoding path runs on it as on mainnet.
  *
  * Block `n` is a pure function of (seed, n): any block can be asked for in any order and is always the same.
- * Blocks come every 12 s of clock time from an anchor (block `anchorBlock` at `anchorTime`), so a running demo
+ * Blocks come every 12 s (or `blockMs`) of clock time from an anchor (block `anchorBlock` at `anchorTime`), so a running demo
  * grows like a chain; `latestBlockNumber` reads the Effect clock (TestClock in tests). Each block holds zero
  * to three whale transactions (swaps with an ETH or stablecoin leg via a router, exchange deposits and
  * withdrawals) and one anonymous WETH/USDC pool trade, so ETH/USD can be learned from the data as on mainnet.
@@ -22,6 +22,8 @@ export interface DemoOptions {
   readonly anchorBlock?: number
   /** Unix seconds at which `anchorBlock` is mined. */
   readonly anchorTime?: number
+  /** Clock time between blocks (default 12 s, as mainnet); block timestamps follow it. */
+  readonly blockMs?: number
   readonly reference?: Reference
 }
 
@@ -60,6 +62,7 @@ export const makeDemoSource = (options: DemoOptions = {}): ChainSourceShape & { 
   const seed = options.seed ?? 1
   const anchorBlock = options.anchorBlock ?? 20_000_000
   const anchorTime = options.anchorTime ?? 1_717_200_000
+  const blockMs = Math.max(1, options.blockMs ?? BLOCK_SECONDS * 1000)
   const ref = options.reference ?? loadReference()
   const tokens = [...ref.tokens.values()].filter((t) => !t.blacklisted)
   const traded = tokens.filter((t) => DEMO_PRICE[t.symbol] !== undefined || ETH_MULTIPLE[t.symbol] !== undefined)
@@ -82,7 +85,7 @@ export const makeDemoSource = (options: DemoOptions = {}): ChainSourceShape & { 
     const rand = prng(seed, n)
     const pick = <T>(list: ReadonlyArray<T>): T => list[Math.floor(rand() * list.length)]!
     const blockHash = hashOf(`demo:${seed}:block:${n}`)
-    const timestamp = anchorTime + (n - anchorBlock) * BLOCK_SECONDS
+    const timestamp = anchorTime + Math.floor(((n - anchorBlock) * blockMs) / 1000)
     const transactions: Array<RawTx> = []
     const logs: Array<RawLog> = []
     const newTx = (from: Address, to: Address, value: bigint, input: string) => {
@@ -143,7 +146,7 @@ export const makeDemoSource = (options: DemoOptions = {}): ChainSourceShape & { 
   }
 
   const latest = Clock.currentTimeMillis.pipe(
-    Effect.map((ms) => anchorBlock + Math.max(0, Math.floor((ms / 1000 - anchorTime) / BLOCK_SECONDS)))
+    Effect.map((ms) => anchorBlock + Math.max(0, Math.floor((ms - anchorTime * 1000) / blockMs)))
   )
   const inRange = (n: number) => latest.pipe(Effect.map((head) => n >= 0 && n <= head))
   /** Transaction hash → block, for receipts of blocks already handed out (bounded). */

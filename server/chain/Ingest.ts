@@ -29,6 +29,8 @@ export class LogsMismatch extends Data.TaggedError("LogsMismatch")<{
  */
 export class TokenCache {
   readonly #known = new Map<string, ResolvedToken>()
+  /** Tokens read from the chain since the last `takeLearned` (for the caller to persist). */
+  #learned: Array<ResolvedToken> = []
 
   constructor(
     seed: Iterable<ResolvedToken> = [],
@@ -39,13 +41,22 @@ export class TokenCache {
 
   readonly lookup = (address: string): ResolvedToken | undefined => this.#known.get(address.toLowerCase())
 
+  /** The tokens learned from the chain since the previous call. */
+  takeLearned(): ReadonlyArray<ResolvedToken> {
+    const learned = this.#learned
+    this.#learned = []
+    return learned
+  }
+
   /** Reads the metadata of the given tokens not known yet (four at a time). Never fails. */
   resolve(source: ChainSourceShape, addresses: Iterable<string>): Effect.Effect<void> {
     const missing = [...new Set([...addresses].map((a) => a.toLowerCase()))].filter((a) => !this.#known.has(a))
     return Effect.forEach(missing, (address) =>
       retryRpc(source.readTokenMeta(address), this.retry).pipe(
         Effect.map((meta) => {
-          this.#known.set(address, { address, ...meta, stable: false, eth_derivative: false, blacklisted: false })
+          const token = { address, ...meta, stable: false, eth_derivative: false, blacklisted: false }
+          this.#known.set(address, token)
+          this.#learned.push(token)
         }),
         Effect.catchAll((e) =>
           Effect.logWarning("token metadata unavailable").pipe(

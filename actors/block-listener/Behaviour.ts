@@ -1,0 +1,145 @@
+/**
+ * The block-listener actor: follows the chain source's new heads and turns every block, once, into stored and
+ * published whale transactions. A singleton: across processes, only the holder of its lease runs.
+ *
+ * Per block, in order: fetch and decode (`fetchBlock`, retried with back-off for as long as the node fails
+ * temporarily — a block is never skipped); check that it extends the checkpoint (parent hash), otherwise walk
+ * back through `chain_blocks` to the last block the chain still has, roll back the records of the orphaned
+ * blocks and resume from there (the new branch is ingested by the next rounds); store the records, the block
+ * and the checkpoint in one transaction; then publish the stored records on `chain.tx` and mark the block
+ * published. Records stored but not published before a crash are published at the next start.
+ *
+ * Persisted state: the checkpoint (chain_checkpoint), recent blocks with their ETH/USD price (chain_blocks).
+ * Transient state (one life): the ingest session — token cache, price book, tracked wallets, labels.
+ */
+import { Duration, Effect } from "effect"
+import { STREAMS } from "../../schema/streams"
+import { ChainCatalog } from "../../server/chain/Catalog"
+import { fetchBlock, persistentRetry, retryTemporary } from "../../server/chain/Fetch"
+import { ChainRepo, type StoredBlock, type StoredTx } from "../../server/chain/Repo"
+import { BlockNotFound, ChainSource } from "../../server/chain/Source"
+import type { ChainBlock } from "../../server/chain/Types"
+import { toChainTxMessage } from "../../server/chain/Wire"
+import { AppConfig } from "../../server/Config"
+import { Bus } from "../../server/infra/Bus"
+import { loopActor } from "../runtime/Actor"
+import type { ActorHandle } from "../runtime/Registry"
+
+/** The listener's row in chain_checkpoint. */
+export const CHECKPOINT = "block-listener"
+/** Blocks kept in chain_blocks: the deepest reorg followed exactly (mainnet finalizes after ~64). */
+const KEEP_BLOCKS = 256
+/** Blocks handled per round before the head is asked again. */
+const ROUND_BLOCKS = 100
+
+type Settings = AppConfig["chain"]
+interface Position { readonly number: number; readonly hash: string }
+type Outcome = "stored" | "reorg" | "later"
+
+const short = (hash: string) => `${hash.slice(0, 10)}…`
+const byPosition = (a: StoredTx, b: StoredTx) =>
+  a.log_index - b.log_index || a.wallet.localeCompare(b.wallet) || a.token.localeCompare(b.token)
+const pricePoint = (b: StoredBlock | null) =>
+  b === null || b.eth_usd === null ? null : { price: b.eth_usd, block: b.eth_usd_block ?? b.number, logIndex: Number.MAX_SAFE_INTEGER }
+
+/** The first block of a listener without a checkpoint (`target` is the newest block it may take). */
+export const firstBlock = (s: Settings, kind: string, target: number): number => {
+  if (s.startBlock !== undefined) return s.startBlock >= 0 ? s.startBlock : Math.max(0, target + s.startBlock + 1)
+  return kind === "demo" ? Math.max(0, target - s.demoHistoryBlocks + 1) : Math.max(0, target)
+}
+
+const life = (actor: ActorHandle) =>
+  Effect.gen(function* () {
+    const { chain: settings } = yield* AppConfig
+    const source = yield* ChainSource
+    const repo = yield* ChainRepo
+    const bus = yield* Bus
+    const session = yield* (yield* ChainCatalog).open()
+    const retry = persistentRetry(settings.retryBaseMs, settings.retryMaxMs)
+    const head = retryTemporary(source.latestBlockNumber, retry, "eth_blockNumber")
+
+    const publish = (block: Position, rows: ReadonlyArray<StoredTx>) =>
+      Effect.gen(function* () {
+        const messages = [...rows].sort(byPosition).map((r) => toChainTxMessage(r, session.walletLabel(r.wallet)))
+        if (messages.length > 0) yield* bus.publishMany(STREAMS.chainTx, messages)
+        yield* repo.markPublished(block.number, block.hash)
+      })
+
+    // Records a previous life stored but did not get to publish.
+    let pending = yield* repo.unpublished(100)
+    while (pending.length > 0) {
+      for (const b of pending) yield* publish(b, yield* repo.recordsOfBlock(b.hash))
+      yield* Effect.logInfo(`published the records of ${pending.length} block(s) stored before a restart`)
+      pending = yield* repo.unpublished(100)
+    }
+
+    let checkpoint: Position | null = yield* repo.checkpoint(CHECKPOINT)
+    if (checkpoint !== null) session.resetPrices(pricePoint(yield* repo.blockAt(checkpoint.number)))
+    const start = checkpoint === null ? firstBlock(settings, source.kind, (yield* head) - settings.confirmations) : checkpoint.number + 1
+    yield* Effect.logInfo(`following the ${source.kind} chain from block ${start} (${session.walletCount()} tracked wallets)`)
+
+    /** Walks back from the checkpoint to the newest stored block the chain still has, and rolls back above it. */
+    const rollBack = (incoming: ChainBlock, tip: Position) =>
+      Effect.gen(function* () {
+        let fork: Position | null = null
+        for (let m = tip.number; fork === null; m--) {
+          const stored = yield* repo.blockAt(m)
+          const onChain = yield* retryTemporary(source.getBlock(m), retry, `block ${m}`)
+          if (stored === null) {
+            yield* Effect.logWarning(`reorg below the kept history: resuming after block ${m}`)
+            fork = { number: m, hash: onChain.hash }
+          } else if (stored.hash === onChain.hash) fork = { number: m, hash: stored.hash }
+        }
+        const deleted = yield* repo.rollback(CHECKPOINT, fork)
+        session.resetPrices(pricePoint(yield* repo.blockAt(fork.number)))
+        yield* Effect.logWarning(
+          `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records)`
+        )
+        return fork
+      })
+
+    const step = (n: number): Effect.Effect<Outcome, unknown> =>
+      Effect.gen(function* () {
+        const { block, records } = yield* fetchBlock(source, n, session.context(), retry)
+        yield* session.saveLearnedTokens
+        if (checkpoint !== null && block.parentHash !== checkpoint.hash) {
+          checkpoint = yield* rollBack(block, checkpoint)
+          return "reorg" as const
+        }
+        const eth = session.prices().ethUsd()
+        const written = yield* repo.storeBlock(CHECKPOINT, {
+          number: n, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp, records,
+          ethUsd: eth === null ? null : { price: eth.price, block: eth.block }
+        }, source.kind)
+        checkpoint = { number: n, hash: block.hash }
+        if (n % 32 === 0) yield* repo.pruneBlocks(n - KEEP_BLOCKS)
+        if (written.length > 0) yield* publish(checkpoint, written)
+        const fresh = written.length === records.length ? "" : ` (${written.length} new)`
+        yield* Effect.logInfo(`block ${n} ${short(block.hash)}: ${block.transactions.length} txs, ${records.length} records${fresh}`)
+        actor.handled(written.length)
+        return "stored" as const
+      }).pipe(Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed("later" as const)))
+
+    let lag = -1
+    while (true) {
+      actor.heartbeat()
+      const target = (yield* head) - settings.confirmations
+      const next = checkpoint === null ? start : checkpoint.number + 1
+      if (Math.max(0, target - next + 1) !== lag) {
+        lag = Math.max(0, target - next + 1)
+        actor.update({ lag })
+      }
+      if (next > target) {
+        yield* Effect.sleep(Duration.millis(settings.pollMs))
+        continue
+      }
+      yield* session.refreshWallets
+      for (let n = next; n <= Math.min(target, next + ROUND_BLOCKS - 1); n++) {
+        const outcome = yield* step(n)
+        if (outcome === "later") yield* Effect.sleep(Duration.millis(settings.pollMs))
+        if (outcome !== "stored") break
+      }
+    }
+  })
+
+export const BlockListenerActor = loopActor({ name: "block-listener", singleton: true, run: life })

@@ -1,0 +1,127 @@
+/**
+ * Reference data in the database: seeded from data/*.json (idempotent upserts, at every start), read back into
+ * what ingestion needs (an `IngestSession`), and extended by what ingestion learns (token metadata read over RPC,
+ * stored with source 'chain', or 'unknown' when the contract would not say).
+ *
+ * An `IngestSession` is the transient state of one ingestion run: the token cache, the price book, the labels
+ * and the tracked wallets, which it reloads when the table changed (`refreshWallets`).
+ */
+import { Effect, Layer } from "effect"
+import { TokenCache, type IngestContext } from "./Ingest.js"
+import { PriceBook, type PricePoint } from "./Pricing.js"
+import { labelLookup, loadReference, type Reference } from "./Reference.js"
+import { ChainRepo } from "./Repo.js"
+import { UNKNOWN_TOKEN } from "./Source.js"
+import { Label, type ResolvedToken } from "./Types.js"
+
+export interface ExtraWallet {
+  readonly address: string
+  readonly label: string
+}
+
+export interface SessionOptions {
+  /** Wallets tracked for this run in addition to the stored ones (backfill `--wallets`). */
+  readonly extraWallets?: ReadonlyArray<ExtraWallet>
+  /** Read the seed files instead of the database (a dry run on a database without the chain tables). */
+  readonly fromFiles?: boolean
+  /** Never write (learned tokens are kept in memory only). */
+  readonly readOnly?: boolean
+}
+
+export interface IngestSession {
+  readonly context: () => IngestContext
+  readonly prices: () => PriceBook
+  /** A fresh price book knowing `eth` (after a rollback, or on resume from a checkpoint). */
+  readonly resetPrices: (eth: PricePoint | null) => void
+  readonly walletLabel: (address: string) => string | null
+  readonly walletCount: () => number
+  /** Reloads the tracked wallets if the table changed since the last load; true when it did. */
+  readonly refreshWallets: Effect.Effect<boolean>
+  /** Stores the token metadata learned since the last call. */
+  readonly saveLearnedTokens: Effect.Effect<void>
+}
+
+const isUnknown = (t: ResolvedToken) => t.decimals === null || t.symbol === UNKNOWN_TOKEN.symbol
+
+export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatalog", {
+  dependencies: [ChainRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ChainRepo
+
+    const seed = Effect.fn("ChainCatalog.seed")(function* (reference?: Reference) {
+      const ref = reference ?? loadReference()
+      yield* repo.upsertTokens([...ref.tokens.values()].map((t) => ({ ...t, source: "seed" as const })))
+      yield* repo.upsertLabels([...ref.labels.values()])
+      const wallets = yield* repo.upsertWallets(ref.wallets.map((w) => ({ ...w, source: "seed" as const })), "seed")
+      yield* Effect.logDebug(`reference data seeded: ${ref.tokens.size} tokens, ${ref.labels.size} labels, ${wallets.added} new wallets`)
+    })
+
+    const storedReference = Effect.gen(function* () {
+      const tokens = yield* repo.tokens
+      const labels = new Map<string, Label>()
+      for (const row of yield* repo.labels) {
+        const parsed = Label.safeParse({
+          address: row.address, name: row.name, category: row.category,
+          ...(row.exchange === null ? {} : { exchange: row.exchange }), ...(row.venue === null ? {} : { venue: row.venue })
+        })
+        // Funds and other labels do not take part in decoding.
+        if (parsed.success) labels.set(parsed.data.address, parsed.data)
+      }
+      return { tokens, labels }
+    })
+
+    const open = Effect.fn("ChainCatalog.open")(function* (options: SessionOptions = {}) {
+      const files = options.fromFiles === true ? loadReference() : undefined
+      const { tokens: seedTokens, labels } = files !== undefined
+        ? { tokens: [...files.tokens.values()], labels: files.labels }
+        : yield* storedReference
+      const stored = files !== undefined ? files.wallets : yield* repo.activeWallets
+      const extra = new Map((options.extraWallets ?? []).map((w) => [w.address, w.label]))
+      const tokens = new TokenCache(seedTokens)
+      let prices = new PriceBook(tokens.lookup)
+      let wallets = new Map<string, string>()
+      let walletSet: ReadonlySet<string> = new Set()
+      let signature: string | null = null
+      const setWallets = (rows: ReadonlyArray<{ address: string; label: string }>) => {
+        wallets = new Map([...extra, ...rows.map((w) => [w.address, w.label] as const)])
+        walletSet = new Set(wallets.keys())
+      }
+      setWallets(stored)
+      if (files === undefined) signature = yield* repo.walletsSignature
+      const lookup = labelLookup(labels)
+
+      const session: IngestSession = {
+        context: () => ({ wallets: walletSet, labels: lookup, tokens, prices }),
+        prices: () => prices,
+        resetPrices: (eth) => {
+          prices = new PriceBook(tokens.lookup)
+          if (eth !== null) prices.observeEth(eth)
+        },
+        walletLabel: (address) => wallets.get(address) ?? null,
+        walletCount: () => wallets.size,
+        refreshWallets: Effect.gen(function* () {
+          if (signature === null) return false
+          const now = yield* repo.walletsSignature
+          if (now === signature) return false
+          setWallets(yield* repo.activeWallets)
+          signature = now
+          yield* Effect.logInfo(`tracked wallets reloaded: ${wallets.size} active`)
+          return true
+        }),
+        saveLearnedTokens: Effect.suspend(() => {
+          const learned = tokens.takeLearned()
+          if (learned.length === 0 || options.readOnly === true || files !== undefined) return Effect.void
+          return repo.upsertTokens(learned.map((t) => ({ ...t, source: isUnknown(t) ? "unknown" as const : "chain" as const })))
+        })
+      }
+      return session
+    })
+
+    return { seed, open } as const
+  })
+}) {}
+
+/** The catalog with the reference data seeded first (at the app's start, in every process; idempotent). */
+export const ChainCatalogSeeded = Layer.effectDiscard(Effect.flatMap(ChainCatalog, (c) => c.seed())).pipe(
+  Layer.provideMerge(ChainCatalog.Default)
+)

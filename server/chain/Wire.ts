@@ -1,0 +1,66 @@
+/**
+ * The shapes a record leaves the chain domain in: the `chain.tx` message (from the stored row) and the backfill's
+ * JSON line (from the normalized record).
+ */
+import type { ChainTxMessage } from "../../schema/streams.js"
+import type { StoredTx } from "./Repo.js"
+import type { WhaleRecord } from "./Types.js"
+
+/** The stable id of a record: its unique key in whale_tx. */
+export const recordId = (r: { readonly tx_hash: string; readonly log_index: number; readonly wallet: string; readonly token: string }) =>
+  `${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
+
+export const toChainTxMessage = (row: StoredTx, walletLabel: string | null): ChainTxMessage => ({
+  messageId: recordId(row),
+  id: row.id,
+  tx_hash: row.tx_hash,
+  log_index: row.log_index,
+  block: row.block_number,
+  ts: row.ts.toISOString(),
+  wallet: row.wallet,
+  wallet_label: walletLabel,
+  token: row.token,
+  symbol: row.symbol,
+  category: row.category,
+  amount: row.amount,
+  usd: row.usd,
+  price_usd: row.price_usd,
+  counter_token: row.counter_token,
+  counter_symbol: row.counter_symbol,
+  venue: row.venue,
+  source: row.source
+})
+
+/** USD to the cent, as whale_tx stores it. */
+export const cents = (usd: number | null): number | null => (usd === null ? null : Math.round(usd * 100) / 100)
+
+export interface RecordLine {
+  readonly tx_hash: string
+  readonly block: number
+  readonly ts: string
+  readonly wallet: string
+  readonly token: string
+  readonly symbol: string
+  readonly category: WhaleRecord["category"]
+  readonly amount: string
+  readonly usd: number | null
+  readonly price_usd: number | null
+  readonly counter_token: string | null
+  readonly venue: string | null
+}
+
+/** One line of `npm run backfill -- --json`. */
+export const toRecordLine = (r: WhaleRecord): RecordLine => ({
+  tx_hash: r.txHash,
+  block: r.block,
+  ts: r.ts.toISOString(),
+  wallet: r.wallet,
+  token: r.token.toLowerCase(),
+  symbol: r.symbol,
+  category: r.category,
+  amount: r.amount,
+  usd: cents(r.usd),
+  price_usd: r.priceUsd,
+  counter_token: r.counterToken,
+  venue: r.venue
+})
