@@ -35,7 +35,7 @@ export const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve()
     child.once("exit", () => resolve())
-    child.kill("SIGINT")
+    child.kill("SIGTERM")
     setTimeout(() => child.kill("SIGKILL"), 15_000).unref()
   })
 

@@ -5,7 +5,7 @@
  * grace period (answering them with `Connection: close`), then interrupts what is left.
  */
 import { randomBytes } from "node:crypto"
-import { Context, Deferred, Duration, Effect, FiberRef, Layer, LogLevel, Runtime } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, type Fiber, FiberId, FiberRef, Layer, LogLevel, Option, Runtime } from "effect"
 import uWS from "uWebSockets.js"
 import { AppConfig } from "../Config"
 import { Metrics } from "../ops/Metrics"
@@ -81,7 +81,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const config = yield* AppConfig
     const metrics = yield* Metrics
     const runtime = yield* Effect.runtime<never>()
-    const runCallback = Runtime.runCallback(runtime)
+    const runSyncExit = Runtime.runSyncExit(runtime)
     const runSync = Runtime.runSync(runtime)
     const lookup = compileRoutes(options.routes)
     const requests = metrics.counter("http_requests_total", "HTTP requests by method, route template and status")
@@ -185,14 +185,20 @@ export const makeHttpServer = (options: HttpServerOptions) =>
           }
           return yield* route.handler({ params, query, body, auth, req: info, rawBody })
         })
-        cancel = runCallback(program, {
-          onExit: (exit) => {
-            if (exit._tag === "Success") return complete(exit.value instanceof Reply ? exit.value : Reply.json(exit.value ?? null))
-            const { reply, fault } = replyForCause(exit.cause, info.id)
-            if (fault) runSync(Effect.logError("request failed", exit.cause).pipe(Effect.annotateLogs({ req: info.id, route: route.path })))
-            complete(reply)
-          }
-        })
+        const onExit = (exit: Exit.Exit<unknown, AppError>) => {
+          if (exit._tag === "Success") return complete(exit.value instanceof Reply ? exit.value : Reply.json(exit.value ?? null))
+          const { reply, fault } = replyForCause(exit.cause, info.id)
+          if (fault) runSync(Effect.logError("request failed", exit.cause).pipe(Effect.annotateLogs({ req: info.id, route: route.path })))
+          complete(reply)
+        }
+        // Run synchronously as far as it goes: a handler that needs no I/O (cache hits, validation errors) replies
+        // inside this uWS callback. Only an effect that suspends continues as a fiber, observed until it exits.
+        const first = runSyncExit(program)
+        const pending = Exit.isFailure(first) ? Option.filter(Cause.dieOption(first.cause), Runtime.isAsyncFiberException) : Option.none()
+        if (Option.isNone(pending)) return onExit(first)
+        const fiber = pending.value.fiber as Fiber.RuntimeFiber<unknown, AppError>
+        fiber.addObserver(onExit)
+        cancel = () => fiber.unsafeInterruptAsFork(FiberId.none)
         cancels.add(cancel)
       }
 
