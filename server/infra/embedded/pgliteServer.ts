@@ -9,12 +9,15 @@
 import { mkdirSync } from "node:fs"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { sequenceConnections } from "./sequencedQueue"
 
 const [dataDir = "memory://", maxConnectionsArg = "20"] = process.argv.slice(2)
 if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
 
 const db = await PGlite.create(dataDir)
 const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: Number(maxConnectionsArg) })
+// Several connections share PGlite's one session: keep each connection's extended-protocol query together.
+sequenceConnections(server)
 await server.start()
 const port = Number(server.getServerConn().split(":").pop())
 process.stdout.write(JSON.stringify({ ready: true, port }) + "\n")
