@@ -17,6 +17,7 @@ import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { ActorRegistry } from "../actors/runtime/Registry"
 import type { ActorDef } from "../actors/runtime/Actor"
 import { startActors } from "../actors/runtime/Runner"
+import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { BlockListenerActor } from "../actors/block-listener/Behaviour"
 import { Accounts } from "./auth/Accounts"
@@ -76,7 +77,7 @@ const Services = Layer.mergeAll(
 
 /** Every actor of the system, started under supervision in the `actors` role. */
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, BlockListenerActor]
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor]
 
 /** Client-side paths of the console that serve its shell. */
 const CONSOLE_PATHS: ReadonlyArray<string> = []

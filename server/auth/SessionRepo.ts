@@ -53,6 +53,14 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("app/SessionRepo"
           UPDATE sessions SET revoked_at = now(), revoked_reason = ${reason}
           WHERE user_id = ${userId} AND revoked_at IS NULL RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
+      /** Forgets rotated refresh tokens older than `days` (a replay of one is then refused as unknown, not as reuse). */
+      pruneRotated: (days: number) =>
+        sql<{ token_hash: string }>`
+          DELETE FROM refresh_tokens WHERE rotated_at < now() - make_interval(days => ${days}) RETURNING token_hash`.pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie
+        ),
+
       /** Deletes sessions ended long ago (their tokens cascade). */
       prune: (olderThanDays: number) =>
         sql<{ id: string }>`

@@ -116,8 +116,9 @@ export class Sessions extends Effect.Service<Sessions>()("app/Sessions", {
       revokeAll: Effect.fn("Sessions.revokeAll")(function* (userId: number, reason: string) {
         return yield* repo.revokeAllOf(userId, reason)
       }),
+      /** Housekeeping: sessions ended over a week ago, refresh tokens rotated over a week ago. */
       prune: Effect.fn("Sessions.prune")(function* () {
-        return yield* repo.prune(7)
+        return { sessions: yield* repo.prune(7), refreshTokens: yield* repo.pruneRotated(7) }
       })
     } as const
   })

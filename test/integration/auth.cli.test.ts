@@ -7,12 +7,15 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createUser as createUserCommand, formatUsers, listUsers, setTier as setTierCommand } from "../../server/auth/AdminCommands"
 import { Entitlements } from "../../server/auth/Entitlements"
 import { AccountsRepo } from "../../server/auth/Repo"
 import { bearer, createUser, login, setTier } from "../support/auth"
 import { realDatabaseUrl, startApp, type TestApp } from "../support/harness"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 const run = promisify(execFile)
 let app: TestApp
@@ -76,7 +79,7 @@ describe("admin commands", () => {
 })
 
 describe("npm run admin (child process)", () => {
-  it("create-user, set-tier and list-users work from the command line on the app's database", { timeout: 120_000 }, async () => {
+  it("create-user, set-tier and list-users work from the command line on the app's database", { timeout: 300_000 }, async () => {
     // The app's database, embedded (its PGlite server speaks the PostgreSQL protocol) or real.
     const pg = await app.runtime.runPromise(PgClient.PgClient)
     const databaseUrl = realDatabaseUrl ? app.env.DATABASE_URL! : `postgres://postgres@${pg.config.host}:${pg.config.port}/postgres`

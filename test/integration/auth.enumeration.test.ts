@@ -3,10 +3,13 @@
  * bytes for known and unknown addresses (and login spends comparable time); login is throttled per account and per
  * IP with 429 + Retry-After, identically for unknown addresses; account mails are rate-limited per address.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { bearer, createUser, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { startSmtp, type TestSmtp } from "../support/smtp"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 let app: TestApp
 let smtp: TestSmtp

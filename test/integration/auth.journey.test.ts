@@ -4,12 +4,15 @@
  * change name and password → forgotten password reset by mailed link → magic-link login → trial activation.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { AccountLinks } from "../../server/auth/Links"
 import { AccountsRepo } from "../../server/auth/Repo"
 import { bearer, cookieHeader, cookiesOf, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { linkTo, startSmtp, type TestSmtp } from "../support/smtp"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 const BASE = "http://localhost:8080"
 let app: TestApp

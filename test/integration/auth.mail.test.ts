@@ -5,13 +5,16 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { retryDelayMs } from "../../actors/mail-outbox/Behaviour"
 import { MailOutbox } from "../../server/infra/MailOutbox"
 import { Mailer } from "../../server/infra/Mailer"
 import { startApp, type TestApp } from "../support/harness"
 import { startSmtp, type TestSmtp } from "../support/smtp"
 import { waitFor } from "../support/wait"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 let app: TestApp
 let smtp: TestSmtp
@@ -45,7 +48,7 @@ describe("mail outbox", () => {
     expect(res.status).toBe(200)
     const mail = await smtp.next("retry@example.com")
     expect(mail.subject).toContain("Confirm")
-    await waitFor(async () => (await rowsTo("retry@example.com"))[0]?.status === "sent", 5_000)
+    await waitFor(async () => (await rowsTo("retry@example.com"))[0]?.status === "sent", 30_000)
     const [row] = await rowsTo("retry@example.com")
     expect(row).toMatchObject({ status: "sent", attempts: 2, text_body: null })
     expect(row!.last_error).toBeNull()
@@ -54,7 +57,7 @@ describe("mail outbox", () => {
   it("a permanent refusal (5xx) marks the message failed without retrying, and clears a secret body", async () => {
     smtp.failNext(1, 550)
     expect((await post("/auth/register", { email: "bounce@example.com", password: "bounce password 1" })).status).toBe(200)
-    await waitFor(async () => (await rowsTo("bounce@example.com"))[0]?.status === "failed", 10_000)
+    await waitFor(async () => (await rowsTo("bounce@example.com"))[0]?.status === "failed", 30_000)
     const [row] = await rowsTo("bounce@example.com")
     expect(row).toMatchObject({ status: "failed", attempts: 1, text_body: null })
     expect(row!.last_error).toContain("550")
@@ -64,7 +67,7 @@ describe("mail outbox", () => {
   it("gives up after MAIL_MAX_ATTEMPTS temporary failures", async () => {
     smtp.failNext(3, 451)
     await withOutbox(Effect.flatMap(Mailer, (m) => m.enqueue({ to: "flaky@example.com", subject: "hello", text: "plain body", kind: "test" })))
-    await waitFor(async () => (await rowsTo("flaky@example.com"))[0]?.status === "failed", 15_000)
+    await waitFor(async () => (await rowsTo("flaky@example.com"))[0]?.status === "failed", 30_000)
     const [row] = await rowsTo("flaky@example.com")
     expect(row).toMatchObject({ status: "failed", attempts: 3, text_body: "plain body" })
   })
@@ -104,7 +107,7 @@ describe("mail outbox", () => {
     expect(new Set(ids).size).toBe(ids.length)
     // Those claimers "died": once their lease is over, the actor takes the rows back.
     await app.query("UPDATE email_outbox SET next_attempt_at = now() WHERE status = 'sending' AND to_address = 'crowd@example.com'")
-    await waitFor(() => smtp.to("crowd@example.com").length >= 20, 15_000)
+    await waitFor(() => smtp.to("crowd@example.com").length >= 20, 30_000)
     await new Promise((r) => setTimeout(r, 300))
     const subjects = smtp.to("crowd@example.com").map((m) => m.subject)
     expect(subjects).toHaveLength(20)
@@ -117,7 +120,7 @@ describe("mail outbox", () => {
 })
 
 describe("without SMTP_URL", () => {
-  it("messages land in the outbox as logged, bodies kept for the operator", async () => {
+  it("messages land in the outbox as logged, bodies kept for the operator", { timeout: 120_000 }, async () => {
     const bare = await startApp({ env: { MAIL_POLL_MS: "100" } })
     try {
       const res = await fetch(bare.url + "/auth/register", {
@@ -126,7 +129,7 @@ describe("without SMTP_URL", () => {
         body: JSON.stringify({ email: "local@example.com", password: "local password 1" })
       })
       expect(res.status).toBe(200)
-      await waitFor(async () => (await bare.query<Row>("SELECT status FROM email_outbox WHERE to_address = 'local@example.com'"))[0]?.status === "logged", 10_000)
+      await waitFor(async () => (await bare.query<Row>("SELECT status FROM email_outbox WHERE to_address = 'local@example.com'"))[0]?.status === "logged", 30_000)
       const [row] = await bare.query<Row>("SELECT status, attempts, text_body FROM email_outbox WHERE to_address = 'local@example.com'")
       expect(row!.text_body).toContain("/auth/verify-email?token=")
     } finally {

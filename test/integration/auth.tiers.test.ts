@@ -5,7 +5,7 @@
  */
 import { Effect, Either } from "effect"
 import { SignJWT } from "jose"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Tier } from "../../schema/tiers"
 import { effectiveTier } from "../../server/auth/Entitlements"
 import { AuthGuards, cookieValue } from "../../server/auth/Guards"
@@ -15,6 +15,9 @@ import { errorReply } from "../../server/http/Respond"
 import { audienceOf, deriveKey, ISSUER } from "../../server/infra/Jwt"
 import { bearer, createUser, login, setTier } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 const SECRET = "tiers-test-secret-0123456789abcdef"
 let app: TestApp

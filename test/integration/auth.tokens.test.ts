@@ -3,12 +3,17 @@
  * type-confused tokens, `alg: none` and foreign algorithms; bearer and cookie sessions; refresh rotation and reuse
  * detection; revoked sessions after logout.
  */
+import { Effect } from "effect"
 import { generateKeyPair, SignJWT } from "jose"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { audienceOf, deriveKey, ISSUER, type TokenKind } from "../../server/infra/Jwt"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { Sessions } from "../../server/auth/Sessions"
+import { audienceOf, deriveKey, ISSUER, Jwt, type TokenKind } from "../../server/infra/Jwt"
 import { bearer, cookieHeader, cookiesOf, createUser, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { linkTo, startSmtp, type TestSmtp } from "../support/smtp"
+
+// A whole app plus real SMTP per file: leave room for a loaded machine.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 
 const SECRET = "tokens-test-secret-0123456789abcdef"
 let app: TestApp
@@ -18,7 +23,8 @@ const email = "queequeg@example.com"
 
 beforeAll(async () => {
   smtp = await startSmtp()
-  app = await startApp({ env: { SMTP_URL: smtp.url, MAIL_POLL_MS: "100", SESSION_SECRET: SECRET } })
+  // Throttling has its own suite (auth.enumeration): here many logins of one account must not trip it.
+  app = await startApp({ env: { SMTP_URL: smtp.url, MAIL_POLL_MS: "100", SESSION_SECRET: SECRET, LOGIN_MAX_PER_ACCOUNT: "1000", LOGIN_MAX_PER_IP: "1000" } })
   userId = (await createUser(app, { email })).id
 })
 afterAll(async () => {
@@ -241,5 +247,31 @@ describe("refresh and logout", () => {
     const cookies = cookiesOf(res.headers.getSetCookie())
     const refreshed = await fetch(app.url + "/auth/refresh", { method: "POST", headers: cookieHeader({ whale_refresh: cookies.whale_refresh! }) })
     expect(refreshed.status).toBe(200)
+  })
+})
+
+describe("housekeeping (auth-janitor)", () => {
+  it("forgets expired spent tokens, long-ended sessions and old rotated refresh tokens; keeps what still matters", async () => {
+    const live = await login(app, email, "reset password 1234")
+    await app.query(
+      `INSERT INTO used_tokens (jti, kind, expires_at) VALUES ('old-jti', 'magic_login', now() - interval '1 day'), ('fresh-jti', 'magic_login', now() + interval '1 hour')`
+    )
+    await app.query(
+      `INSERT INTO sessions (id, user_id, expires_at, revoked_at) VALUES ('ancient', $1, now() + interval '1 day', now() - interval '8 days')`,
+      [userId]
+    )
+    await app.query(`INSERT INTO refresh_tokens (token_hash, session_id, rotated_at) VALUES ('old-rotated', 'ancient', now() - interval '8 days')`)
+    const result = await app.runtime.runPromise(
+      Effect.all({ used: Effect.flatMap(Jwt, (j) => j.pruneUsed()), sessions: Effect.flatMap(Sessions, (s) => s.prune()) }).pipe(
+        Effect.provide(Sessions.Default),
+        Effect.provide(Jwt.Default)
+      )
+    )
+    expect(result.used).toBeGreaterThanOrEqual(1)
+    expect(await app.query("SELECT jti FROM used_tokens WHERE jti IN ('old-jti', 'fresh-jti')")).toEqual([{ jti: "fresh-jti" }])
+    expect(await app.query("SELECT id FROM sessions WHERE id = 'ancient'")).toHaveLength(0)
+    expect(await app.query("SELECT 1 FROM refresh_tokens WHERE token_hash = 'old-rotated'")).toHaveLength(0)
+    expect((await get("/auth/me", bearer(live.token))).status).toBe(200)
+    expect((await post("/auth/refresh", { refresh_token: live.refreshToken })).status).toBe(200)
   })
 })

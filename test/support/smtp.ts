@@ -83,7 +83,7 @@ export const startSmtp = async (): Promise<TestSmtp> => {
       failCode = code
     },
     to: toAddress,
-    next: async (to, match = () => true, timeoutMs = 10_000) => {
+    next: async (to, match = () => true, timeoutMs = 30_000) => {
       let found: ReceivedMail | undefined
       await waitFor(() => {
         found = toAddress(to).find((m) => !taken.has(m) && match(m))
