@@ -43,9 +43,12 @@ import { MarketingRoutes } from "./marketing/Http"
 import { OpsCollectors } from "./ops/Collectors"
 import { Health } from "./ops/Health"
 import { OpsRoutes } from "./ops/Http"
+import { startOpsReporter } from "./ops/Reports"
+import { RestartRoutes, startRestartListener } from "./ops/Restart"
 import { Metrics } from "./ops/Metrics"
 import { Pricing } from "./pricing/Pricing"
 import { PricingRoutes } from "./pricing/Http"
+import { makeWsHub, type WsHub } from "./ws/Hub"
 
 /** What a running app tells its starter (tests read the port). */
 export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, { readonly port: number | null; readonly roles: ReadonlyArray<string> }>() {}
@@ -83,9 +86,9 @@ const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJan
 const CONSOLE_PATHS: ReadonlyArray<string> = []
 
 /** Every route of the system, in the `http` role. */
-const routes = Effect.gen(function* () {
+const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
-  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table)])
+  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub)])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })
@@ -94,8 +97,11 @@ const Processes = Layer.scoped(
   AppInfo,
   Effect.gen(function* () {
     const config = yield* AppConfig
-    if (config.roles.has("actors")) yield* startActors(ACTORS)
-    const port = config.roles.has("http") ? (yield* makeHttpServer({ routes: yield* routes })).port : null
+    if (config.roles.has("actors")) yield* startActors(ACTORS).pipe(Effect.zipRight(startRestartListener))
+    // The hub before the server: its finalizer (close every WebSocket) runs after HTTP has stopped listening.
+    const hub = config.roles.has("http") ? yield* makeWsHub : null
+    yield* startOpsReporter({ wsConnections: hub ? hub.connections : null })
+    const port = hub ? (yield* makeHttpServer({ routes: yield* routes(hub), configure: [hub.configure] })).port : null
     yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}`)
     return { port, roles: [...config.roles] }
   })

@@ -169,6 +169,36 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         /** How often lag/pending figures are refreshed. */
         statsIntervalMs: yield* Config.integer("ACTOR_STATS_INTERVAL_MS").pipe(Config.withDefault(5_000))
       },
+      /** The WebSocket hub at /ws (server/ws) and the reports and snapshots that feed it. */
+      ws: {
+        /** Largest client frame; a bigger one closes the connection (1009). */
+        maxPayloadBytes: yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(4_096)),
+        /** Seconds without traffic before a connection is closed; the server pings before that. Rounded to 4 s. */
+        idleTimeoutSeconds: yield* Config.integer("WS_IDLE_TIMEOUT_SECONDS").pipe(Config.withDefault(60)),
+        /** Bytes queued for one slow client before it is closed (the server is never slowed by it). */
+        maxBackpressureBytes: yield* Config.integer("WS_MAX_BACKPRESSURE_BYTES").pipe(Config.withDefault(1_048_576)),
+        /** Open connections per client address (429 at the upgrade beyond). */
+        maxConnectionsPerIp: yield* Config.integer("WS_MAX_CONNECTIONS_PER_IP").pipe(Config.withDefault(32)),
+        /** Count clients by the first X-Forwarded-For address (only behind a proxy that sets it). */
+        trustForwardedFor: yield* Config.boolean("WS_TRUST_FORWARDED_FOR").pipe(Config.withDefault(false)),
+        maxSubscriptions: yield* Config.integer("WS_MAX_SUBSCRIPTIONS").pipe(Config.withDefault(32)),
+        /** Client messages per connection per 10 s (an error beyond, closed at twice as many). */
+        maxMessagesPer10s: yield* Config.integer("WS_MAX_MESSAGES_PER_10S").pipe(Config.withDefault(100)),
+        /** Entries of each source stream held for resuming clients (the resume bound). */
+        history: yield* Config.integer("WS_HISTORY").pipe(Config.withDefault(1_000)),
+        /** Most messages a fresh subscription may ask for (`backlog`). */
+        maxBacklog: yield* Config.integer("WS_MAX_BACKLOG").pipe(Config.withDefault(200)),
+        /** How often each source stream is read for new entries. */
+        pollMs: yield* Config.integer("WS_POLL_MS").pipe(Config.withDefault(100)),
+        /** How long a resume from a seq this process has not relayed yet waits for it. */
+        resumeWaitMs: yield* Config.integer("WS_RESUME_WAIT_MS").pipe(Config.withDefault(3_000)),
+        /** Anonymous connections get `feed:trades` this much later (0: live for everyone). */
+        anonDelayMs: yield* Config.integer("WS_ANON_DELAY_MS").pipe(Config.withDefault(30_000)),
+        /** Every process reports its actors, bus and database on `ops.actors` this often (and on every change). */
+        opsReportMs: yield* Config.integer("OPS_REPORT_MS").pipe(Config.withDefault(2_000)),
+        /** How often the console-snapshots actor recomputes the index and top tokens (published when changed). */
+        snapshotMs: yield* Config.integer("CONSOLE_SNAPSHOT_MS").pipe(Config.withDefault(10_000))
+      },
       /** Run migrations at start (the `migrate` command always does). */
       migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
     } as const

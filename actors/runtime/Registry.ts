@@ -35,6 +35,8 @@ export interface ActorHandle {
   readonly failed: (error: unknown) => void
   readonly deadLettered: () => void
   readonly get: () => ActorStatus
+  /** The supervisor's hook for an operator's restart request (`ActorRegistry.restart`); null removes it. */
+  readonly onRestart: (hook: (() => void) | null) => void
 }
 
 export const describeError = (error: unknown): string => {
@@ -49,6 +51,7 @@ export const describeError = (error: unknown): string => {
 export class ActorRegistry extends Effect.Service<ActorRegistry>()("app/ActorRegistry", {
   scoped: Effect.gen(function* () {
     const actors = new Map<string, Mutable<ActorStatus>>()
+    const restartHooks = new Map<string, () => void>()
     const changes = yield* PubSub.sliding<ActorStatus>(1024)
     const publish = (s: ActorStatus) => void Effect.runSync(PubSub.publish(changes, { ...s }))
 
@@ -84,7 +87,11 @@ export class ActorRegistry extends Effect.Service<ActorRegistry>()("app/ActorReg
           status.deadLettered++
           publish(status)
         },
-        get: () => ({ ...status })
+        get: () => ({ ...status }),
+        onRestart: (hook) => {
+          if (hook) restartHooks.set(name, hook)
+          else restartHooks.delete(name)
+        }
       }
     }
 
@@ -94,6 +101,12 @@ export class ActorRegistry extends Effect.Service<ActorRegistry>()("app/ActorReg
       get: (name: string) => Effect.sync(() => {
         const s = actors.get(name)
         return s ? ({ ...s } as ActorStatus) : undefined
+      }),
+      /** Asks the supervisor of a local actor to restart it (also a `failed` one); false when it has none here. */
+      restart: (name: string) => Effect.sync(() => {
+        const hook = restartHooks.get(name)
+        hook?.()
+        return hook !== undefined
       }),
       /** Every status change, as it happens (the operators' dashboard topic). */
       changes: Stream.fromPubSub(changes)

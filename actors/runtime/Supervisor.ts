@@ -2,8 +2,11 @@
  * Supervision: run one life of an actor; when it ends in failure, restart it after an exponential back-off with
  * jitter; more than `maxRestarts` restarts within `windowMs` marks it `failed` and leaves it stopped (readiness
  * goes false, everything else keeps serving). Interruption (shutdown) stops it as `stopped`.
+ *
+ * An operator's restart (`ActorRegistry.restart`, the dashboard's button) interrupts the running life and starts a
+ * fresh one at once, or starts a `failed` actor again; it counts as a restart and opens a new restart window.
  */
-import { Cause, Duration, Effect, Exit } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit } from "effect"
 import { describeError, type ActorHandle } from "./Registry"
 
 export interface RestartPolicy {
@@ -25,11 +28,29 @@ const causeText = (cause: Cause.Cause<unknown>) => {
   return Cause.pretty(cause).split("\n")[0] ?? "unknown"
 }
 
+const OPERATOR_RESTART = Symbol("operator restart")
+
 export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.Effect<void, E, R>, policy: RestartPolicy) =>
   Effect.gen(function* () {
     const recent: Array<number> = []
+    let requested = yield* Deferred.make<void>()
+    handle.onRestart(() => Deferred.unsafeDone(requested, Effect.void))
+    const restartedByOperator = Effect.gen(function* () {
+      requested = yield* Deferred.make<void>()
+      recent.length = 0
+      const restarts = handle.get().restarts + 1
+      handle.update({ state: "restarting", restarts })
+      yield* Effect.logWarning(`actor ${name} restarted by an operator (restart ${restarts})`)
+    })
     while (true) {
-      const exit = yield* Effect.exit(life)
+      // A request made while waiting to restart is served by this restart.
+      if (yield* Deferred.isDone(requested)) requested = yield* Deferred.make<void>()
+      const operator = Deferred.await(requested).pipe(Effect.zipRight(Effect.fail(OPERATOR_RESTART)))
+      const exit = yield* Effect.exit(Effect.raceFirst(life, operator))
+      if (Exit.isFailure(exit) && Cause.failureOption(exit.cause).pipe((f) => f._tag === "Some" && f.value === OPERATOR_RESTART)) {
+        yield* restartedByOperator
+        continue
+      }
       if (Exit.isInterrupted(exit)) {
         handle.update({ state: "stopped" })
         return
@@ -42,7 +63,9 @@ export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.
       if (recent.length > policy.maxRestarts) {
         handle.update({ state: "failed", lastError: reason, lastErrorAt: new Date(now).toISOString(), restarts })
         yield* Effect.logError(`actor ${name} failed: ${recent.length} restarts within ${policy.windowMs} ms; last: ${reason}`)
-        return
+        yield* Deferred.await(requested)
+        yield* restartedByOperator
+        continue
       }
       const delay = restartDelay(policy, recent.length)
       handle.update({ state: "restarting", lastError: reason, lastErrorAt: new Date(now).toISOString(), restarts })
@@ -51,5 +74,6 @@ export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.
     }
   }).pipe(
     Effect.onInterrupt(() => Effect.sync(() => handle.update({ state: "stopped" }))),
+    Effect.ensuring(Effect.sync(() => handle.onRestart(null))),
     Effect.annotateLogs({ actor: name })
   )
