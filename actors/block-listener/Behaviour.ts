@@ -78,17 +78,20 @@ const life = (actor: ActorHandle) =>
     const start = checkpoint === null ? firstBlock(settings, source.kind, (yield* head) - settings.confirmations) : checkpoint.number + 1
     yield* Effect.logInfo(`following the ${source.kind} chain from block ${start} (${session.walletCount()} tracked wallets)`)
 
-    /** Walks back from the checkpoint to the newest stored block the chain still has, and rolls back above it. */
+    /**
+     * Walks back from the checkpoint to the newest stored block the chain still has (the parent named by the
+     * chain's block above it), and rolls back everything stored above that block.
+     */
     const rollBack = (incoming: ChainBlock, tip: Position) =>
       Effect.gen(function* () {
+        let above = incoming
         let fork: Position | null = null
         for (let m = tip.number; fork === null; m--) {
           const stored = yield* repo.blockAt(m)
-          const onChain = yield* retryTemporary(source.getBlock(m), retry, `block ${m}`)
-          if (stored === null) {
-            yield* Effect.logWarning(`reorg below the kept history: resuming after block ${m}`)
-            fork = { number: m, hash: onChain.hash }
-          } else if (stored.hash === onChain.hash) fork = { number: m, hash: stored.hash }
+          // Not stored: before the listener's first block, or deeper than the kept history.
+          if (stored === null) fork = { number: m, hash: above.parentHash }
+          else if (stored.hash === above.parentHash) fork = { number: m, hash: stored.hash }
+          else above = yield* retryTemporary(source.getBlock(m), retry, `block ${m}`)
         }
         const deleted = yield* repo.rollback(CHECKPOINT, fork)
         session.resetPrices(pricePoint(yield* repo.blockAt(fork.number)))

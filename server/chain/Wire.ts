@@ -31,8 +31,20 @@ export const toChainTxMessage = (row: StoredTx, walletLabel: string | null): Cha
   source: row.source
 })
 
-/** USD to the cent, as whale_tx stores it. */
-export const cents = (usd: number | null): number | null => (usd === null ? null : Math.round(usd * 100) / 100)
+/**
+ * USD to the cent exactly as whale_tx stores it: PostgreSQL rounds the number's decimal text half away from zero
+ * (so 1234.565 is 1234.57, where binary rounding would give 1234.56).
+ */
+export const cents = (usd: number | null): number | null => {
+  if (usd === null || !Number.isFinite(usd)) return usd
+  const text = String(Math.abs(usd))
+  if (/e/i.test(text)) return Math.round(usd * 100) / 100
+  const [whole, fraction = ""] = text.split(".")
+  if (fraction.length <= 2) return usd
+  const truncated = Number(`${whole}.${fraction.slice(0, 2)}`)
+  const rounded = fraction[2]! >= "5" ? Number((truncated + 0.01).toFixed(2)) : truncated
+  return usd < 0 ? -rounded : rounded
+}
 
 export interface RecordLine {
   readonly tx_hash: string
