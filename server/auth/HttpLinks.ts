@@ -20,6 +20,12 @@ import { forgotPasswordForm, messagePage, resetPasswordForm, wantsHtml } from ".
 
 const TAGS = ["auth"]
 
+/**
+ * Link checkers and mail scanners probe links with HEAD (which the router serves with the GET route): answer
+ * without acting, so a probe never spends a one-time link.
+ */
+const probe = (req: RequestInfo) => (req.method === "HEAD" ? Effect.succeed(Reply.empty(200, [NO_STORE])) : undefined)
+
 const FORGOT_ANSWER = "If an account exists for that address, we sent it a link to reset the password."
 const MAGIC_ANSWER = "If an account exists for that address, we sent it a sign-in link."
 
@@ -57,6 +63,7 @@ export const AuthLinkRoutes = Effect.gen(function* () {
       method: "GET", path: "/auth/verify-email", summary: "Verify the e-mail address with the mailed link",
       tags: TAGS, guard: Guard.anon, query: TokenQuery, response: OkResponse,
       handler: ({ query, req }) =>
+        probe(req) ??
         links.verifyEmail(query.token).pipe(
           Effect.mapError(toAppError),
           answer(req, "E-mail verified", { ok: true, message: "Your e-mail address is verified." }, "Your e-mail address is verified.")
@@ -93,6 +100,7 @@ export const AuthLinkRoutes = Effect.gen(function* () {
       summary: "Sign in with a magic_login link: sets the session cookie and redirects to /, or to /login?error=<reason>",
       tags: TAGS, guard: Guard.anon, query: TokenQuery, produces: "text/html",
       handler: ({ query, req }) =>
+        probe(req) ??
         links.magicLogin(query.token, clientMeta(req)).pipe(
           Effect.map((session) => Reply.redirect("/", 302, [...sessionCookies(session, config.auth.refreshTtlSeconds, secure), NO_STORE, ["referrer-policy", "no-referrer"]])),
           Effect.catchAll((e) => {
@@ -105,6 +113,7 @@ export const AuthLinkRoutes = Effect.gen(function* () {
       method: "GET", path: "/auth/activate-trial", summary: "Start the 7-day Alpha trial of a verified free account (link valid 30 days)",
       tags: TAGS, guard: Guard.anon, query: TokenQuery, response: TrialResponse,
       handler: ({ query, req }) =>
+        probe(req) ??
         links.activateTrial(query.token).pipe(
           Effect.mapError(toAppError),
           Effect.map((t) => {

@@ -130,6 +130,10 @@ describe("one-time links", () => {
   it("magic login: reused, expired, forged and type-confused tokens redirect to /login?error=… and set no cookie", async () => {
     const pwv = await passwordVersion()
     const good = await mint("magic_login", { claims: { email, pwv } })
+    // A link checker's HEAD probe does not spend the link.
+    const probe = await fetch(`${app.url}/auth/magic-login?token=${good}`, { method: "HEAD", redirect: "manual" })
+    expect(probe.status).toBe(200)
+    expect(probe.headers.getSetCookie()).toEqual([])
     const first = await get(`/auth/magic-login?token=${good}`)
     expect(first.status).toBe(302)
     expect(first.headers.get("location")).toBe("/")
