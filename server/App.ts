@@ -20,6 +20,10 @@ import { startActors } from "../actors/runtime/Runner"
 import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { BlockListenerActor } from "../actors/block-listener/Behaviour"
+import { Analytics } from "./analytics/Analytics"
+import { ReadModels } from "./analytics/ReadModels"
+import { PublicApiRoutes } from "./publicapi/Http"
+import { PublicApi } from "./publicapi/PublicApi"
 import { Accounts } from "./auth/Accounts"
 import { Entitlements } from "./auth/Entitlements"
 import { AuthGuards } from "./auth/Guards"
@@ -75,7 +79,9 @@ const Services = Layer.mergeAll(
   Jwt.Default, MailOutbox.Default, Mailer.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default,
   AccountLinks.Default,
   // chain: the source (rpc, replay or demo), its tables, reference data seeded at start
-  ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded
+  ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded,
+  // analytics read models, the public API, API keys, the keyed data API with its quota, MCP
+  Analytics.Default, ReadModels.Default, PublicApi.Default
 )
 
 /** Every actor of the system, started under supervision in the `actors` role. */
@@ -88,7 +94,8 @@ const CONSOLE_PATHS: ReadonlyArray<string> = []
 /** Every route of the system, in the `http` role. */
 const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
-  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub)])
+  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub),
+    PublicApiRoutes])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })

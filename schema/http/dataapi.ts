@@ -1,0 +1,85 @@
+/**
+ * The keyed data API (spec §2.4, §4.14): every body is `{data, meta}`; `data` shapes come from analytics.ts.
+ * Quota headers on every keyed answer: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (epoch
+ * seconds of the next 00:00 UTC); a 429 also carries `Retry-After` and `reset_at` in its body.
+ */
+import { z } from "zod"
+import { intParam } from "../common"
+import { WhaleCategory } from "../streams"
+import { Tier } from "../tiers"
+import { DataSource, Timeframe, TokenFlow, WhaleTrade } from "./analytics"
+
+export const EnvelopeMeta = z.object({
+  tier: Tier,
+  endpoint: z.string(),
+  /** ISO 8601 with the UTC offset (`+00:00`). */
+  generated_at: z.string(),
+  source: DataSource,
+  demo: z.boolean()
+})
+export type EnvelopeMeta = z.infer<typeof EnvelopeMeta>
+
+export const envelope = <T extends z.ZodType>(data: T) => z.object({ data, meta: EnvelopeMeta })
+
+/** `?tf=` of top-tokens and flows: exactly `1H`, `24H` or `7D` (anything else is a 422). */
+export const TimeframeQuery = z.object({
+  tf: Timeframe.optional().default("24H"),
+  limit: intParam({ min: 1, max: 100, default: 10 })
+})
+
+export const FlowsQuery = z.object({
+  tf: Timeframe.optional().default("24H"),
+  /** A token address, or a symbol (`ETH` names WETH). */
+  token: z.string().trim().min(1).max(64).optional(),
+  limit: intParam({ min: 1, max: 200, default: 50 })
+})
+
+export const FlowsData = z.object({ timeframe: Timeframe, tokens: z.array(TokenFlow) })
+export type FlowsData = z.infer<typeof FlowsData>
+
+export const TransactionsQuery = z.object({
+  before_id: intParam({ min: 1 }).optional(),
+  token: z.string().trim().min(1).max(64).optional(),
+  wallet: z.string().trim().regex(/^0x[0-9a-fA-F]{40}$/, "value is not a valid Ethereum address").transform((a) => a.toLowerCase()).optional(),
+  category: WhaleCategory.optional(),
+  limit: intParam({ min: 1, max: 500, default: 100 })
+})
+export type TransactionsQuery = z.infer<typeof TransactionsQuery>
+
+export const TransactionsData = z.object({
+  transactions: z.array(WhaleTrade),
+  /** Pass as `before_id` for the next (older) page; null on the last page. */
+  next_before_id: z.number().int().nullable()
+})
+export type TransactionsData = z.infer<typeof TransactionsData>
+
+export const UsageData = z.object({
+  /** Requests counted today (UTC) for the account, this one included. */
+  used: z.number().int(),
+  limit: z.number().int(),
+  remaining: z.number().int(),
+  /** Next 00:00 UTC. */
+  reset_at: z.string(),
+  /** Requests of each of the account's active keys today. */
+  keys: z.array(z.object({ prefix: z.string(), name: z.string(), requests: z.number().int() }))
+})
+export type UsageData = z.infer<typeof UsageData>
+
+export const WalletSearchQuery = z.object({
+  q: z.string().trim().max(100).optional().default(""),
+  limit: intParam({ min: 1, max: 100, default: 20 })
+})
+
+export const WalletSearchResult = z.object({
+  address: z.string(),
+  label: z.string(),
+  cohort: z.enum(["mega", "large", "mid", "small"]),
+  active: z.boolean(),
+  /** Buys + withdrawals − sells − deposits (USD) over the last 7 UTC days, today included. */
+  net_flow_7d_usd: z.number(),
+  trades_7d: z.number().int(),
+  /** Last day with records within those 7 days. */
+  last_active_day: z.string().nullable()
+})
+export const WalletSearchData = z.object({ wallets: z.array(WalletSearchResult) })
+export type WalletSearchData = z.infer<typeof WalletSearchData>

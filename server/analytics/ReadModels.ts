@@ -1,0 +1,76 @@
+/**
+ * The read models as served by the keyed data API, MCP and the console: computed by `Analytics`, kept for
+ * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits, stale-while-revalidate, one computation per
+ * key at a time), each with its JSON text so envelopes are built without serialising again.
+ */
+import { Effect } from "effect"
+import type { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../schema/http/analytics"
+import type { FlowsData } from "../../schema/http/dataapi"
+import type { Tier } from "../../schema/tiers"
+import { AppConfig } from "../Config"
+import { memo } from "../infra/Memo"
+import { Metrics } from "../ops/Metrics"
+import { Analytics, flowsOf, topTokensOf } from "./Analytics"
+import { positioningFor } from "./PositioningModel"
+
+export interface Cached<A> {
+  readonly value: A
+  /** `JSON.stringify(value)`. */
+  readonly json: string
+}
+
+const cached = <A>(value: A): Cached<A> => ({ value, json: JSON.stringify(value) })
+
+export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
+  dependencies: [Analytics.Default],
+  effect: Effect.gen(function* () {
+    const analytics = yield* Analytics
+    const config = yield* AppConfig
+    const metrics = yield* Metrics
+    const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
+    const ttl = `${config.analytics.cacheSeconds} seconds` as const
+    const counted = <A, E, R>(view: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        computations.inc({ view, cache: "read-models" })
+        return effect
+      })
+
+    const stats = yield* memo({ ttl, capacity: 1, compute: (_: "stats") => counted("stats", analytics.stats().pipe(Effect.map(cached))) })
+    const index = yield* memo({ ttl, capacity: 1, compute: (_: "index") => counted("index", analytics.whaleIndex().pipe(Effect.map(cached))) })
+    const source = yield* memo({ ttl, capacity: 1, compute: (_: "source") => counted("source", analytics.source()) })
+    const windows = yield* memo({ ttl, capacity: 3, compute: (tf: Timeframe) => counted(`window_${tf}`, analytics.tokenWindow(tf)) })
+    const full = yield* memo({ ttl, capacity: 1, compute: (_: "full") => counted("positioning", analytics.positioning()) })
+    const positioningViews = yield* memo({
+      ttl, capacity: 8, compute: (tier: Tier) => full.get("full").pipe(Effect.map((p) => cached(positioningFor(p, tier))))
+    })
+    const tops = yield* memo({
+      ttl, capacity: 512,
+      compute: (key: string) => {
+        const [tf, limit] = key.split(":") as [Timeframe, string]
+        return windows.get(tf).pipe(Effect.map((rows) => cached(topTokensOf(tf, rows, Number(limit)))))
+      }
+    })
+    const flows = yield* memo({
+      ttl, capacity: 512,
+      compute: (key: string) => {
+        const [tf, limit, token] = key.split("\u0000") as [Timeframe, string, string]
+        return Effect.gen(function* () {
+          const filter = token === "" ? undefined : new Set(yield* analytics.resolveTokens(token))
+          return cached(flowsOf(tf, yield* windows.get(tf), Number(limit), filter))
+        })
+      }
+    })
+
+    return {
+      stats: (): Effect.Effect<Cached<Stats>> => stats.get("stats"),
+      whaleIndex: (): Effect.Effect<Cached<WhaleIndex>> => index.get("index"),
+      /** `{ source, demo }` of the last 7 days of records. */
+      source: () => source.get("source"),
+      topTokens: (tf: Timeframe, limit: number): Effect.Effect<Cached<TopTokens>> => tops.get(`${tf}:${limit}`),
+      flows: (tf: Timeframe, limit: number, token?: string): Effect.Effect<Cached<FlowsData>> =>
+        flows.get(`${tf}\u0000${limit}\u0000${token ?? ""}`),
+      /** Positioning as the tier may see it (spec §4.5). */
+      positioning: (tier: Tier): Effect.Effect<Cached<Positioning>> => positioningViews.get(tier)
+    } as const
+  })
+}) {}

@@ -1,0 +1,35 @@
+import { Effect } from "effect"
+import { z } from "zod"
+import { Positioning, PublicMeta, Stats, TopTokens, WhaleIndex } from "../../schema/http/analytics"
+import { Guard } from "../http/Guards"
+import { Reply, type Header } from "../http/Reply"
+import { route } from "../http/Route"
+import { LICENSE_URL, PublicApi, type PublicView } from "./PublicApi"
+
+const body = <T extends z.ZodType>(data: T) => z.object({ data, meta: PublicMeta })
+
+export const PublicApiRoutes = Effect.gen(function* () {
+  const api = yield* PublicApi
+  const headers: ReadonlyArray<Header> = [
+    ["cache-control", `public, max-age=${api.cacheSeconds}`],
+    ["access-control-allow-origin", "*"],
+    ["x-data-license", "CC-BY-4.0"],
+    ["link", `<${LICENSE_URL}>; rel="license"`]
+  ]
+  const json = (path: string, view: PublicView, summary: string, response: z.ZodType) =>
+    route({
+      method: "GET", path, summary, tags: ["public"], guard: Guard.anon, response,
+      handler: () => api.body(view).pipe(Effect.map((bytes) => Reply.rawJson(bytes, 200, headers)))
+    })
+  return [
+    json("/api/v1/public/stats", "stats", "Tracked wallet count, 24h whale buy and sell volume, latest block (cached 60 s, CC-BY-4.0)", body(Stats)),
+    json("/api/v1/public/whale-index", "whale-index", "Today's Whale Sentiment Index with components and 30-day history (cached 60 s)", body(WhaleIndex)),
+    json("/api/v1/public/top-tokens", "top-tokens", "Top 10 tokens by 24h whale volume, stablecoins excluded (cached 60 s)", body(TopTokens)),
+    json("/api/v1/public/whale-accumulation", "whale-accumulation", "Whale accumulation by asset: majors, score, divergence (cached 60 s)", body(Positioning)),
+    route({
+      method: "GET", path: "/whale-index/badge.svg", summary: "SVG badge of the current Whale Sentiment Index score", tags: ["public"],
+      guard: Guard.anon, produces: "image/svg+xml",
+      handler: () => api.body("badge").pipe(Effect.map((svg) => Reply.bytes(svg, "image/svg+xml; charset=utf-8", headers)))
+    })
+  ]
+})
