@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { generateKeyPair, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { clearedCookies, cookieIsSecure, sessionCookies } from "../../server/auth/Cookies"
 import { Sessions } from "../../server/auth/Sessions"
 import { audienceOf, deriveKey, ISSUER, Jwt, type TokenKind } from "../../server/infra/Jwt"
 import { bearer, cookieHeader, cookiesOf, createUser, login } from "../support/auth"
@@ -277,5 +278,24 @@ describe("housekeeping (auth-janitor)", () => {
     expect(await app.query("SELECT 1 FROM refresh_tokens WHERE token_hash = 'old-rotated'")).toHaveLength(0)
     expect((await get("/auth/me", bearer(live.token))).status).toBe(200)
     expect((await post("/auth/refresh", { refresh_token: live.refreshToken })).status).toBe(200)
+  })
+})
+
+describe("cookies", () => {
+  it("are Secure unless the service is plain http on localhost / 127.0.0.1", () => {
+    expect(cookieIsSecure("http://localhost:8080")).toBe(false)
+    expect(cookieIsSecure("http://127.0.0.1")).toBe(false)
+    expect(cookieIsSecure("https://localhost")).toBe(true)
+    expect(cookieIsSecure("https://whale.example")).toBe(true)
+    expect(cookieIsSecure("http://whale.example")).toBe(true)
+    const session = { userId: 1, sessionId: "s", accessToken: "a.b.c", expiresIn: 900, refreshToken: "r" }
+    expect(sessionCookies(session, 2_592_000, true).map(([, v]) => v)).toEqual([
+      "whale_token=a.b.c; Path=/; Max-Age=900; HttpOnly; SameSite=Lax; Secure",
+      "whale_refresh=r; Path=/auth; Max-Age=2592000; HttpOnly; SameSite=Lax; Secure"
+    ])
+    expect(clearedCookies(false).map(([, v]) => v)).toEqual([
+      "whale_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax",
+      "whale_refresh=; Path=/auth; Max-Age=0; HttpOnly; SameSite=Lax"
+    ])
   })
 })
