@@ -20,6 +20,7 @@ import { startActors } from "../actors/runtime/Runner"
 import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { BlockListenerActor } from "../actors/block-listener/Behaviour"
+import { ConsoleSnapshotsActor } from "../actors/console-snapshots/Behaviour"
 import { Analytics } from "./analytics/Analytics"
 import { ReadModels } from "./analytics/ReadModels"
 import { PublicApiRoutes } from "./publicapi/Http"
@@ -53,6 +54,8 @@ import { Metrics } from "./ops/Metrics"
 import { Pricing } from "./pricing/Pricing"
 import { PricingRoutes } from "./pricing/Http"
 import { makeWsHub, type WsHub } from "./ws/Hub"
+import { ConsoleRoutes } from "./console/Http"
+import { CONSOLE_PATHS } from "../schema/http/console"
 
 /** What a running app tells its starter (tests read the port). */
 export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, { readonly port: number | null; readonly roles: ReadonlyArray<string> }>() {}
@@ -86,15 +89,12 @@ const Services = Layer.mergeAll(
 
 /** Every actor of the system, started under supervision in the `actors` role. */
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor]
-
-/** Client-side paths of the console that serve its shell. */
-const CONSOLE_PATHS: ReadonlyArray<string> = []
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, ConsoleSnapshotsActor]
 
 /** Every route of the system, in the `http` role. */
 const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
-  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub),
+  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub), ConsoleRoutes,
     PublicApiRoutes])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table

@@ -1,0 +1,24 @@
+/** Wire contracts of the console's own read endpoints (server/console), shared with client/. */
+import { z } from "zod"
+import { DataSource, TokenFlow, WhaleTrade } from "./analytics"
+
+export const TokenParams = z.object({ token: z.string().trim().min(1).max(64) })
+
+/** `GET /api/console/tokens/{token}`: a token's recent whale trades (newest first) and its flows per timeframe. */
+export const TokenDetail = z.object({
+  token: z.string(),
+  symbol: z.string(),
+  flows: z.object({ "1H": TokenFlow.nullable(), "24H": TokenFlow.nullable(), "7D": TokenFlow.nullable() }),
+  trades: z.array(WhaleTrade),
+  /** Anonymous callers see trades this much late, wallets masked (as on the WebSocket feed). */
+  delay_ms: z.number().int(),
+  meta: z.object({ source: DataSource, demo: z.boolean(), generated_at: z.string() })
+})
+export type TokenDetail = z.infer<typeof TokenDetail>
+
+/**
+ * Client-side paths of the console (client/src/routes.ts): the server answers each with the console's shell, so a
+ * reload or a shared link works. Keep clear of the server-rendered pages of the spec (§4.5).
+ */
+export const CONSOLE_PATHS = ["/feed", "/sentiment", "/tokens", "/tokens/{token}", "/login", "/register", "/ops"] as const
+export type ConsolePath = "/" | (typeof CONSOLE_PATHS)[number]
