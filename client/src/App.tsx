@@ -1,22 +1,36 @@
-import { createResource, For, type Component } from "solid-js"
-
-interface Tier { name: string; display_name: string; monthly_usd: number; features: Array<string> }
-
-const loadPricing = async (): Promise<Array<Tier>> => {
-  const res = await fetch("/api/pricing")
-  if (!res.ok) throw new Error(`pricing: ${res.status}`)
-  return (await res.json()).tiers
-}
+/** The console's shell: the store, the top bar, the demo-data note, and the page of the current path. */
+import { createEffect, createMemo, Show, type Component } from "solid-js"
+import { Dynamic } from "solid-js/web"
+import { DemoBanner } from "./components/DemoBanner"
+import { Header } from "./components/Header"
+import { NotFound } from "./pages/NotFound"
+import { location, match } from "./router"
+import { ROUTES } from "./routes"
+import { StoreProvider } from "./store"
 
 export const App: Component = () => {
-  const [tiers] = createResource(loadPricing)
+  const current = createMemo(() => {
+    for (const page of ROUTES) {
+      const params = match(page.path, location().path)
+      if (params) return { page, params }
+    }
+    return null
+  })
+  createEffect(() => {
+    document.title = `${current()?.page.title ?? "Not found"} · Whale Intelligence`
+  })
   return (
-    <main style={{ "font-family": "system-ui, sans-serif", "max-width": "60rem", margin: "2rem auto", padding: "0 1rem" }}>
-      <h1>Whale Intelligence</h1>
-      <p>Real-time analytics of large Ethereum holders. Observational data, not financial advice.</p>
-      <section aria-label="pricing">
-        <For each={tiers()}>{(t) => <article><h2>{t.display_name}</h2><p>${t.monthly_usd}/month</p></article>}</For>
-      </section>
-    </main>
+    <StoreProvider>
+      <Header />
+      <DemoBanner />
+      <main class="main">
+        <Show when={current()} keyed fallback={<NotFound />}>
+          {(c) => <Dynamic component={c.page.component} params={c.params} />}
+        </Show>
+      </main>
+      <footer class="footer muted">
+        Observational on-chain data about large Ethereum holders — not financial advice. Public figures CC-BY-4.0.
+      </footer>
+    </StoreProvider>
   )
 }

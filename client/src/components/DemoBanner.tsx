@@ -1,0 +1,16 @@
+/** Says plainly when the numbers come from the built-in demo chain. */
+import { Show, type Component } from "solid-js"
+import { useStore } from "../store"
+
+export const DemoBanner: Component = () => {
+  const [state] = useStore()
+  const demo = () => state.market.meta?.demo === true || state.feed.trades.some((t) => t.source === "demo")
+  return (
+    <Show when={demo()}>
+      <div class="demo-banner" role="note">
+        <strong>Demo data.</strong> Trades and figures come from the built-in demo chain (real token addresses,
+        generated activity) — not real market activity. Observational data, not financial advice.
+      </div>
+    </Show>
+  )
+}

@@ -1,0 +1,58 @@
+/** The top bar: brand, navigation, connection state, and the account menu. */
+import { For, Show, type Component } from "solid-js"
+import { Link, location, navigate } from "../router"
+import { useStore } from "../store"
+import { NAV } from "../routes"
+import { ConnectionBadge } from "./ConnectionBadge"
+
+export const Header: Component = () => {
+  const [state, actions] = useStore()
+  const visible = () => NAV.filter((n) => !n.admin || state.session.user?.admin)
+  const current = (href: string) => (href === "/" ? location().path === "/" : location().path.startsWith(href))
+  return (
+    <header class="topbar">
+      <Link href="/" class="brand" title="Whale Intelligence">
+        <span class="brand-mark" aria-hidden="true">◢</span>
+        <span class="brand-name">Whale Intelligence</span>
+      </Link>
+      <nav class="nav" aria-label="Console">
+        <For each={visible()}>
+          {(item) => (
+            <Link href={item.href} class="nav-link" aria-current={current(item.href) ? "page" : undefined}>
+              {item.label}
+            </Link>
+          )}
+        </For>
+      </nav>
+      <div class="topbar-right">
+        <ConnectionBadge />
+        <Show
+          when={state.session.user}
+          fallback={
+            <Link href="/login" class="btn btn-small">
+              Sign in
+            </Link>
+          }
+        >
+          {(user) => (
+            <div class="account">
+              <span class="account-name" title={user().email}>
+                {user().display_name || user().email}
+                <span class="tier">{user().tier}</span>
+              </span>
+              <button
+                class="btn btn-small btn-ghost"
+                onClick={async () => {
+                  await actions.logout()
+                  navigate("/")
+                }}
+              >
+                Sign out
+              </button>
+            </div>
+          )}
+        </Show>
+      </div>
+    </header>
+  )
+}

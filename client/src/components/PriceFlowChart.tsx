@@ -1,0 +1,46 @@
+/**
+ * A token's whale-trade prices (line, right scale) over its net whale flow per time bucket (histogram, bottom
+ * quarter): inflows (buys, exchange withdrawals) up in green, outflows down in red.
+ */
+import { HistogramSeries, LineSeries, type UTCTimestamp } from "lightweight-charts"
+import type { Component } from "solid-js"
+import { isInflow } from "../lib/format"
+import { Chart, chartColors } from "./Chart"
+
+export interface ChartTrade {
+  readonly ts: string
+  readonly category: string
+  readonly usd: number | null
+  readonly price_usd: number | null
+}
+
+const bucketSeconds = (spanSeconds: number) => (spanSeconds <= 6 * 3600 ? 300 : spanSeconds <= 3 * 86_400 ? 3600 : 4 * 3600)
+
+export const PriceFlowChart: Component<{ trades: ReadonlyArray<ChartTrade>; symbol: string }> = (props) => (
+  <Chart
+    label={`${props.symbol} price of whale trades and net whale flow`}
+    height={300}
+    setup={(chart) => {
+      const c = chartColors()
+      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: { type: "price", precision: 4, minMove: 0.0001 } })
+      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "flow", priceFormat: { type: "volume" }, lastValueVisible: false, priceLineVisible: false })
+      chart.priceScale("flow").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } })
+      priceLine.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.3 } })
+      return () => {
+        const sorted = [...props.trades].filter((t) => Number.isFinite(Date.parse(t.ts))).sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))
+        const prices = new Map<number, number>()
+        for (const t of sorted) if (t.price_usd !== null) prices.set(Math.floor(Date.parse(t.ts) / 1000), t.price_usd)
+        priceLine.setData([...prices].map(([time, value]) => ({ time: time as UTCTimestamp, value })))
+        const first = sorted[0] ? Date.parse(sorted[0].ts) / 1000 : 0
+        const last = sorted.at(-1) ? Date.parse(sorted.at(-1)!.ts) / 1000 : 0
+        const size = bucketSeconds(last - first)
+        const buckets = new Map<number, number>()
+        for (const t of sorted) {
+          const at = Math.floor(Date.parse(t.ts) / 1000 / size) * size
+          buckets.set(at, (buckets.get(at) ?? 0) + (isInflow(t.category) ? 1 : -1) * (t.usd ?? 0))
+        }
+        flow.setData([...buckets].map(([time, value]) => ({ time: time as UTCTimestamp, value, color: value >= 0 ? `${c.pos}cc` : `${c.neg}cc` })))
+      }
+    }}
+  />
+)

@@ -1,0 +1,77 @@
+/** Numbers as traders read them: compact USD, signed flows, relative times, short addresses. */
+
+const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 2 })
+const compact1 = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 })
+const plain = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
+
+/** `$1.24M`, `$950K`, `$12.5`; `—` when unknown. */
+export const usd = (n: number | null | undefined): string => {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—"
+  const abs = Math.abs(n)
+  const sign = n < 0 ? "-" : ""
+  return `${sign}$${abs >= 1000 ? compact.format(abs) : plain.format(abs)}`
+}
+
+/** `+$1.2M` / `-$340K` / `$0`: the sign always shown for flows. */
+export const signedUsd = (n: number | null | undefined): string => {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—"
+  if (n === 0) return "$0"
+  const abs = Math.abs(n)
+  return `${n > 0 ? "+" : "−"}$${abs >= 1000 ? compact1.format(abs) : plain.format(abs)}`
+}
+
+const SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉"
+
+/** A token price: more digits for small prices; leading zeros counted as on DEX screens (`$0.0₅906`). */
+export const price = (n: number | null | undefined): string => {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—"
+  if (n >= 1000) return `$${plain.format(Math.round(n))}`
+  if (n >= 1) return `$${n.toFixed(2)}`
+  if (n >= 0.001 || n <= 0) return `$${n.toPrecision(3)}`
+  const [mantissa, exponent] = n.toExponential(2).split("e-") as [string, string]
+  const zeros = String(Number(exponent) - 1).split("").map((d) => SUBSCRIPT[Number(d)]).join("")
+  return `$0.0${zeros}${mantissa.replace(".", "")}`
+}
+
+/** Token amounts: `12.5`, `1.2M`. */
+export const amount = (text: string): string => {
+  const n = Number(text)
+  if (!Number.isFinite(n)) return text
+  return Math.abs(n) >= 10_000 ? compact.format(n) : plain.format(n)
+}
+
+/** `just now`, `42s ago`, `5m ago`, `3h ago`, `2d ago` relative to `now`. */
+export const ago = (iso: string, now: number): string => {
+  const t = Date.parse(iso)
+  if (!Number.isFinite(t)) return "—"
+  const s = Math.max(0, Math.round((now - t) / 1000))
+  if (s < 5) return "just now"
+  if (s < 60) return `${s}s ago`
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`
+  return `${Math.floor(s / 86_400)}d ago`
+}
+
+/** `0x28c6…1d60` (already masked addresses pass through). */
+export const shortAddress = (a: string): string => (a.length > 14 && !a.includes("…") ? `${a.slice(0, 6)}…${a.slice(-4)}` : a)
+
+export const pct = (n: number, digits = 0): string => `${n.toFixed(digits)}%`
+
+/** A category as a trader says it. */
+export const categoryLabel: Record<string, string> = {
+  dex_buy: "Buy",
+  dex_sell: "Sell",
+  exchange_withdraw: "Withdraw",
+  exchange_deposit: "Deposit"
+}
+
+/** Whether a category moves the token towards whales (buy, withdraw from exchange). */
+export const isInflow = (category: string) => category === "dex_buy" || category === "exchange_withdraw"
+
+/** `1h 5m` durations for uptime and delays. */
+export const duration = (seconds: number): string => {
+  if (seconds < 60) return `${Math.round(seconds)}s`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${Math.round(seconds % 60)}s`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`
+  return `${Math.floor(seconds / 86_400)}d ${Math.floor((seconds % 86_400) / 3600)}h`
+}
