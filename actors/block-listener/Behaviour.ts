@@ -3,7 +3,7 @@
  * published whale transactions. A singleton: across processes, only the holder of its lease runs.
  *
  * Per block, in order: fetch and decode (`fetchBlock`, retried with back-off for as long as the node fails
- * temporarily — a block is never skipped); check that it extends the checkpoint (parent hash), otherwise walk
+ * temporarily — a block is never skipped; while catching up, the next blocks are fetched ahead); check that it extends the checkpoint (parent hash), otherwise walk
  * back through `chain_blocks` to the last block the chain still has, roll back the records of the orphaned
  * blocks and resume from there (the new branch is ingested by the next rounds); store the records, the block
  * and the checkpoint in one transaction; then publish the stored records on `chain.tx` and mark the block
@@ -17,7 +17,8 @@ import { STREAMS } from "../../schema/streams"
 import { ChainCatalog } from "../../server/chain/Catalog"
 import { fetchBlock, persistentRetry, retryTemporary } from "../../server/chain/Fetch"
 import { ChainRepo, type StoredBlock, type StoredTx } from "../../server/chain/Repo"
-import { BlockNotFound, ChainSource } from "../../server/chain/Source"
+import { prefetching } from "../../server/chain/Prefetch"
+import { BlockNotFound, ChainSource, type ChainSourceShape } from "../../server/chain/Source"
 import type { ChainBlock } from "../../server/chain/Types"
 import { toChainTxMessage } from "../../server/chain/Wire"
 import { AppConfig } from "../../server/Config"
@@ -101,9 +102,9 @@ const life = (actor: ActorHandle) =>
         return fork
       })
 
-    const step = (n: number): Effect.Effect<Outcome, unknown> =>
+    const step = (view: ChainSourceShape, n: number): Effect.Effect<Outcome, unknown> =>
       Effect.gen(function* () {
-        const { block, records } = yield* fetchBlock(source, n, session.context(), retry)
+        const { block, records } = yield* fetchBlock(view, n, session.context(), retry)
         yield* session.saveLearnedTokens
         if (checkpoint !== null && block.parentHash !== checkpoint.hash) {
           checkpoint = yield* rollBack(block, checkpoint)
@@ -137,11 +138,15 @@ const life = (actor: ActorHandle) =>
         continue
       }
       yield* session.refreshWallets
-      for (let n = next; n <= Math.min(target, next + ROUND_BLOCKS - 1); n++) {
-        const outcome = yield* step(n)
-        if (outcome === "later") yield* Effect.sleep(Duration.millis(settings.pollMs))
-        if (outcome !== "stored") break
-      }
+      const last = Math.min(target, next + ROUND_BLOCKS - 1)
+      yield* Effect.scoped(Effect.gen(function* () {
+        const view = yield* prefetching(source, { fromBlock: next, toBlock: last }, settings.prefetchBlocks)
+        for (let n = next; n <= last; n++) {
+          const outcome = yield* step(view, n)
+          if (outcome === "later") yield* Effect.sleep(Duration.millis(settings.pollMs))
+          if (outcome !== "stored") break
+        }
+      }))
     }
   })
 

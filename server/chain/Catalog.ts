@@ -22,9 +22,10 @@ export interface ExtraWallet {
 export interface SessionOptions {
   /** Wallets tracked for this run in addition to the stored ones (backfill `--wallets`). */
   readonly extraWallets?: ReadonlyArray<ExtraWallet>
-  /** Read the seed files instead of the database (a dry run on a database without the chain tables). */
-  readonly fromFiles?: boolean
-  /** Never write (learned tokens are kept in memory only). */
+  /**
+   * A dry run: never write (learned tokens stay in memory), and see the reference data as a real run would
+   * after seeding it — the database (if it has the chain tables) overlaid with the seed files.
+   */
   readonly readOnly?: boolean
 }
 
@@ -52,32 +53,40 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
       const ref = reference ?? loadReference()
       yield* repo.upsertTokens([...ref.tokens.values()].map((t) => ({ ...t, source: "seed" as const })))
       yield* repo.upsertLabels([...ref.labels.values()])
-      const wallets = yield* repo.upsertWallets(ref.wallets.map((w) => ({ ...w, source: "seed" as const })), "seed")
-      yield* Effect.logDebug(`reference data seeded: ${ref.tokens.size} tokens, ${ref.labels.size} labels, ${wallets.added} new wallets`)
+      const added = yield* repo.seedWallets(ref.wallets.map((w) => ({ ...w, source: "seed" as const })))
+      yield* Effect.logDebug(`reference data seeded: ${ref.tokens.size} tokens, ${ref.labels.size} labels, ${added} new wallets`)
     })
 
-    const storedReference = Effect.gen(function* () {
-      const tokens = yield* repo.tokens
-      const labels = new Map<string, Label>()
-      for (const row of yield* repo.labels) {
-        const parsed = Label.safeParse({
-          address: row.address, name: row.name, category: row.category,
-          ...(row.exchange === null ? {} : { exchange: row.exchange }), ...(row.venue === null ? {} : { venue: row.venue })
-        })
-        // Funds and other labels do not take part in decoding.
-        if (parsed.success) labels.set(parsed.data.address, parsed.data)
-      }
-      return { tokens, labels }
-    })
+    /** What the database holds; with `preview`, as it would be once seeded (the seed wins, as `seed` does). */
+    const reference = (preview: boolean) =>
+      Effect.gen(function* () {
+        const tables = !preview || (yield* repo.hasChainTables)
+        const labels = new Map<string, Label>()
+        for (const row of tables ? yield* repo.labels : []) {
+          const parsed = Label.safeParse({
+            address: row.address, name: row.name, category: row.category,
+            ...(row.exchange === null ? {} : { exchange: row.exchange }), ...(row.venue === null ? {} : { venue: row.venue })
+          })
+          // Funds and other labels do not take part in decoding.
+          if (parsed.success) labels.set(parsed.data.address, parsed.data)
+        }
+        const tokens = tables ? yield* repo.tokens : []
+        const wallets = tables ? yield* repo.activeWallets : []
+        if (!preview) return { tokens, labels, wallets }
+        const seed = loadReference()
+        const known = new Set((tables ? yield* repo.listWallets : []).map((w) => w.address))
+        return {
+          tokens: [...tokens.filter((t) => !seed.tokens.has(t.address)), ...seed.tokens.values()],
+          labels: new Map([...labels, ...seed.labels]),
+          wallets: [...wallets, ...seed.wallets.filter((w) => !known.has(w.address))]
+        }
+      })
 
     const open = Effect.fn("ChainCatalog.open")(function* (options: SessionOptions = {}) {
-      const files = options.fromFiles === true ? loadReference() : undefined
-      const { tokens: seedTokens, labels } = files !== undefined
-        ? { tokens: [...files.tokens.values()], labels: files.labels }
-        : yield* storedReference
-      const stored = files !== undefined ? files.wallets : yield* repo.activeWallets
+      const preview = options.readOnly === true
+      const { tokens: known, labels, wallets: stored } = yield* reference(preview)
       const extra = new Map((options.extraWallets ?? []).map((w) => [w.address, w.label]))
-      const tokens = new TokenCache(seedTokens)
+      const tokens = new TokenCache(known)
       let prices = new PriceBook(tokens.lookup)
       let wallets = new Map<string, string>()
       let walletSet: ReadonlySet<string> = new Set()
@@ -87,7 +96,7 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
         walletSet = new Set(wallets.keys())
       }
       setWallets(stored)
-      if (files === undefined) signature = yield* repo.walletsSignature
+      if (!preview) signature = yield* repo.walletsSignature
       const lookup = labelLookup(labels)
 
       const session: IngestSession = {
@@ -110,7 +119,7 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
         }),
         saveLearnedTokens: Effect.suspend(() => {
           const learned = tokens.takeLearned()
-          if (learned.length === 0 || options.readOnly === true || files !== undefined) return Effect.void
+          if (learned.length === 0 || preview) return Effect.void
           return repo.upsertTokens(learned.map((t) => ({ ...t, source: isUnknown(t) ? "unknown" as const : "chain" as const })))
         })
       }

@@ -211,22 +211,41 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
       listWallets: sql<WalletRow>`
         SELECT address, label, cohort, source, active FROM tracked_wallets ORDER BY active DESC, label, address`.pipe(Effect.orDie),
 
-      /**
-       * Seed wallets are added once (an operator's later edits and deactivations stand); imported wallets are
-       * added, or relabelled, re-cohorted and reactivated. Returns how many rows were new.
-       */
-      upsertWallets: (wallets: ReadonlyArray<Omit<WalletRow, "active">>, mode: "seed" | "import") =>
-        wallets.length === 0 ? Effect.succeed({ added: 0, updated: 0 }) : sql<{ added: boolean }>`
+      /** Seed wallets are added once: an operator's later edits and deactivations stand. */
+      seedWallets: (wallets: ReadonlyArray<Omit<WalletRow, "active">>) =>
+        wallets.length === 0 ? Effect.succeed(0) : sql`
           INSERT INTO tracked_wallets (address, label, cohort, source)
           SELECT * FROM unnest(${wallets.map((w) => w.address)}::text[], ${wallets.map((w) => w.label)}::text[],
             ${wallets.map((w) => w.cohort)}::text[], ${wallets.map((w) => w.source)}::text[])
-          ${mode === "seed"
-            ? sql`ON CONFLICT (address) DO NOTHING`
-            : sql`ON CONFLICT (address) DO UPDATE SET label = EXCLUDED.label, cohort = EXCLUDED.cohort, active = true`}
-          RETURNING (xmax = 0) AS added`.pipe(
+          ON CONFLICT (address) DO NOTHING
+          RETURNING address`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
+      /**
+       * Imported wallets: new ones are added (source 'import', cohort 'mid' unless given); tracked ones are
+       * relabelled, re-cohorted when a cohort is given, and reactivated.
+       */
+      importWallets: (wallets: ReadonlyArray<{ address: string; label: string; cohort?: string | undefined }>) =>
+        sql<{ address: string; added: boolean }>`
+          WITH input AS (
+            SELECT * FROM unnest(${wallets.map((w) => w.address)}::text[], ${wallets.map((w) => w.label)}::text[],
+              ${wallets.map((w) => w.cohort ?? null)}::text[]) AS i(address, label, cohort)),
+          updated AS (
+            UPDATE tracked_wallets w SET label = i.label, cohort = coalesce(i.cohort, w.cohort), active = true
+            FROM input i WHERE w.address = i.address RETURNING w.address),
+          added AS (
+            INSERT INTO tracked_wallets (address, label, cohort, source)
+            SELECT address, label, coalesce(cohort, 'mid'), 'import' FROM input WHERE address NOT IN (SELECT address FROM updated)
+            ON CONFLICT (address) DO NOTHING RETURNING address)
+          SELECT address, true AS added FROM added UNION ALL SELECT address, false FROM updated`.pipe(
           Effect.map((rows) => ({ added: rows.filter((r) => r.added).length, updated: rows.filter((r) => !r.added).length })),
           Effect.orDie
-        )
+        ),
+
+      /** Whether the chain tables exist (a dry run may read a database that was never migrated). */
+      hasChainTables: sql<{ ok: boolean }>`SELECT to_regclass('tracked_wallets') IS NOT NULL AS ok`.pipe(
+        Effect.map((rows) => rows[0]?.ok === true),
+        Effect.orDie
+      )
     } as const
   })
 }) {}
