@@ -21,8 +21,17 @@ import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { BlockListenerActor } from "../actors/block-listener/Behaviour"
 import { ConsoleSnapshotsActor } from "../actors/console-snapshots/Behaviour"
+import { QuotaCounterActor } from "../actors/quota-counter/Behaviour"
 import { Analytics } from "./analytics/Analytics"
 import { ReadModels } from "./analytics/ReadModels"
+import { ApiKeys } from "./apikeys/ApiKeys"
+import { ApiKeyGuard } from "./apikeys/Guard"
+import { ApiKeyRoutes } from "./apikeys/Http"
+import { DataApi } from "./dataapi/DataApi"
+import { DataApiRoutes } from "./dataapi/Http"
+import { Quota } from "./dataapi/Quota"
+import { UsageEvents } from "./dataapi/UsageEvents"
+import { UsageLedger } from "./dataapi/UsageLedger"
 import { PublicApiRoutes } from "./publicapi/Http"
 import { PublicApi } from "./publicapi/PublicApi"
 import { Accounts } from "./auth/Accounts"
@@ -84,18 +93,19 @@ const Services = Layer.mergeAll(
   // chain: the source (rpc, replay or demo), its tables, reference data seeded at start
   ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded,
   // analytics read models, the public API, API keys, the keyed data API with its quota, MCP
-  Analytics.Default, ReadModels.Default, PublicApi.Default
+  Analytics.Default, ReadModels.Default, PublicApi.Default,
+  ApiKeys.Default, ApiKeyGuard.Default, Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default
 )
 
 /** Every actor of the system, started under supervision in the `actors` role. */
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, ConsoleSnapshotsActor]
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, QuotaCounterActor, ConsoleSnapshotsActor]
 
 /** Every route of the system, in the `http` role. */
 const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
   const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub), ConsoleRoutes,
-    PublicApiRoutes])
+    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })

@@ -158,6 +158,17 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         /** How often the index-closer looks for days without a stored close (and backfills them). */
         indexCheckSeconds: yield* Config.integer("INDEX_CHECK_SECONDS").pipe(Config.withDefault(600))
       },
+      /** API keys and the keyed data API (server/apikeys, server/dataapi). */
+      api: {
+        /** Requests per account per UTC day, all of its keys together (spec §8: 25,000 for the whale tier). */
+        dailyLimit: yield* Config.integer("API_DAILY_LIMIT").pipe(Config.withDefault(25_000)),
+        /** How long a resolved key (owner and tier) is reused; revocation elsewhere takes effect within this. */
+        keyCacheMs: yield* Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(2_000)),
+        /** A quota count a connected Redis has not answered within this long falls back to the process-local counter. */
+        quotaRedisTimeoutMs: yield* Config.integer("API_QUOTA_REDIS_TIMEOUT_MS").pipe(Config.withDefault(2_000)),
+        /** While Redis is failing, it is tried again after this long (requests count locally meanwhile). */
+        quotaRetryMs: yield* Config.integer("API_QUOTA_RETRY_MS").pipe(Config.withDefault(1_000))
+      },
       /** Largest request body accepted, in bytes (413 above). */
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** How long shutdown waits for in-flight requests before closing connections. */

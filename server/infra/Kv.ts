@@ -37,6 +37,11 @@ export interface KvShape {
   readonly releaseLease: (name: string, holder: string) => Effect.Effect<boolean>
   /** Liveness of the underlying store (readiness). */
   readonly ping: Effect.Effect<boolean>
+  /**
+   * Whether the store is connected right now, without a round trip (Redis: the connection is up and ready; a
+   * command sent while it is not would wait in the client's offline queue). Always true in memory.
+   */
+  readonly connected: () => boolean
 }
 
 export class Kv extends Context.Tag("app/Kv")<Kv, KvShape>() {

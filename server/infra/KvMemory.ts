@@ -111,6 +111,7 @@ export const makeKvMemory = Effect.gen(function* () {
     acquireLease,
     renewLease,
     releaseLease,
-    ping: Effect.sync(() => !closed)
+    ping: Effect.sync(() => !closed),
+    connected: () => !closed
   } satisfies KvShape
 })

@@ -83,5 +83,6 @@ export const makeKvRedis = Effect.gen(function* () {
     return (yield* redis.run("EVALSHA release", (c) => evalScript(c, RELEASE, [leaseKey(name)], [holder]))) === 1
   })
 
-  return { kind: "redis", incrWindow, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping } satisfies KvShape
+  const connected = () => redis.client.isReady
+  return { kind: "redis", incrWindow, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
 })
