@@ -32,6 +32,8 @@ import { DataApiRoutes } from "./dataapi/Http"
 import { Quota } from "./dataapi/Quota"
 import { UsageEvents } from "./dataapi/UsageEvents"
 import { UsageLedger } from "./dataapi/UsageLedger"
+import { McpRoutes } from "./mcp/Http"
+import { Mcp } from "./mcp/Mcp"
 import { PublicApiRoutes } from "./publicapi/Http"
 import { PublicApi } from "./publicapi/PublicApi"
 import { Accounts } from "./auth/Accounts"
@@ -94,7 +96,8 @@ const Services = Layer.mergeAll(
   ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded,
   // analytics read models, the public API, API keys, the keyed data API with its quota, MCP
   Analytics.Default, ReadModels.Default, PublicApi.Default,
-  ApiKeys.Default, ApiKeyGuard.Default, Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default
+  ApiKeys.Default, ApiKeyGuard.Default, Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default,
+  Mcp.Default
 )
 
 /** Every actor of the system, started under supervision in the `actors` role. */
@@ -105,7 +108,7 @@ const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJan
 const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
   const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub), ConsoleRoutes,
-    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes])
+    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes, McpRoutes])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })

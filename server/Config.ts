@@ -169,6 +169,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         /** While Redis is failing, it is tried again after this long (requests count locally meanwhile). */
         quotaRetryMs: yield* Config.integer("API_QUOTA_RETRY_MS").pipe(Config.withDefault(1_000))
       },
+      /** Sessions of the free MCP endpoint (server/mcp), kept in Redis (or in process). */
+      mcpSessionTtlSeconds: yield* Config.integer("MCP_SESSION_TTL_SECONDS").pipe(Config.withDefault(86_400)),
       /** Largest request body accepted, in bytes (413 above). */
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** How long shutdown waits for in-flight requests before closing connections. */
