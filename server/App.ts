@@ -21,6 +21,7 @@ import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { BlockListenerActor } from "../actors/block-listener/Behaviour"
 import { ConsoleSnapshotsActor } from "../actors/console-snapshots/Behaviour"
+import { IndexCloserActor } from "../actors/index-closer/Behaviour"
 import { QuotaCounterActor } from "../actors/quota-counter/Behaviour"
 import { Analytics } from "./analytics/Analytics"
 import { ReadModels } from "./analytics/ReadModels"
@@ -102,7 +103,7 @@ const Services = Layer.mergeAll(
 
 /** Every actor of the system, started under supervision in the `actors` role. */
 type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, QuotaCounterActor, ConsoleSnapshotsActor]
+const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, QuotaCounterActor, IndexCloserActor, ConsoleSnapshotsActor]
 
 /** Every route of the system, in the `http` role. */
 const routes = (hub: WsHub) => Effect.gen(function* () {
