@@ -64,7 +64,7 @@ export const backfill = Effect.fn("Backfill.run")(function* (request: BackfillRe
   const flush = Effect.gen(function* () {
     yield* session.saveLearnedTokens
     if (dryRun || pending.length === 0) return
-    stored += (yield* repo.insertRecords(pending, source.kind, "keep-existing")).length
+    stored += yield* repo.insertRecords(pending, source.kind)
     pending = []
   })
 

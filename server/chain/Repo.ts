@@ -73,9 +73,9 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
     const sql = yield* SqlClient.SqlClient
 
     /** One statement for the whole batch; duplicate keys inside the batch are dropped first. */
-    const insertRecords = (records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode) => {
+    const insertRecords = <A extends object>(records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode, returning: string) => {
       const unique = [...new Map(records.map((r) => [key(r), r])).values()]
-      if (unique.length === 0) return Effect.succeed([] as ReadonlyArray<StoredTx>)
+      if (unique.length === 0) return Effect.succeed([] as ReadonlyArray<A>)
       const col = <T>(f: (r: WhaleRecord) => T) => unique.map(f)
       const onConflict = mode === "keep-existing"
         ? sql`DO NOTHING`
@@ -85,7 +85,7 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
             counter_token = EXCLUDED.counter_token, counter_symbol = EXCLUDED.counter_symbol,
             counter_amount = EXCLUDED.counter_amount, venue = EXCLUDED.venue, source = EXCLUDED.source
           WHERE whale_tx.block_hash <> EXCLUDED.block_hash`
-      return sql<StoredTx>`
+      return sql<A>`
         INSERT INTO whale_tx (tx_hash, log_index, wallet, token, symbol, decimals, category, amount, amount_raw, usd,
           price_usd, counter_token, counter_symbol, counter_amount, venue, block_number, block_hash, ts, source)
         SELECT * FROM unnest(${col((r) => r.txHash)}::text[], ${col((r) => r.logIndex)}::int[], ${col((r) => r.wallet)}::text[],
@@ -96,12 +96,13 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           ${col((r) => r.block)}::int8[], ${col((r) => r.blockHash)}::text[], ${col((r) => r.ts.toISOString())}::timestamptz[],
           ${col(() => source)}::text[])
         ON CONFLICT (tx_hash, log_index, wallet, token) ${onConflict}
-        ${sql.literal(RETURNING)}`
+        ${sql.literal(returning)}`
     }
 
     return {
-      insertRecords: (records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode = "keep-existing") =>
-        insertRecords(records, source, mode).pipe(Effect.orDie),
+      /** Stores a batch of records (bulk paths: backfill); returns how many were new. Existing rows stay. */
+      insertRecords: (records: ReadonlyArray<WhaleRecord>, source: RecordSource) =>
+        insertRecords<{ id: number }>(records, source, "keep-existing", "RETURNING id").pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
       /**
        * One block, atomically: its records, its row in chain_blocks and the checkpoint. Returns the rows written
@@ -110,7 +111,7 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
       storeBlock: (checkpoint: string, block: BlockToStore, source: RecordSource) =>
         sql.withTransaction(Effect.gen(function* () {
           yield* sql`DELETE FROM whale_tx WHERE block_number = ${block.number} AND block_hash <> ${block.hash}`
-          const written = yield* insertRecords(block.records, source, "authoritative")
+          const written = yield* insertRecords<StoredTx>(block.records, source, "authoritative", RETURNING)
           yield* sql`
             INSERT INTO chain_blocks (number, hash, parent_hash, ts, records, eth_usd, eth_usd_block, published_at)
             VALUES (${block.number}, ${block.hash}, ${block.parentHash}, ${new Date(block.timestamp * 1000)},

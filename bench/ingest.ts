@@ -1,0 +1,131 @@
+/**
+ * `npm run bench:ingest`: sustained records/s into whale_tx, in one run, through
+ *   - the batched path the listener and backfill use (`ChainRepo.insertRecords`: one INSERT … SELECT FROM unnest
+ *     per batch), and
+ *   - one-row INSERTs of the same records (same columns, same ON CONFLICT): with the same transaction per batch as
+ *     the batched path, and each committed on its own (the naive loop),
+ * then prints the rates and the ratios. Uses DATABASE_URL (a throw-away database created beside it and dropped after),
+ * else the embedded PostgreSQL (in memory). Whatever triggers the migrations put on whale_tx run in both paths
+ * (BENCH_TRIGGERS=off measures storage alone). Times are never asserted. BENCH_SECONDS (per path, default 5),
+ * BENCH_BATCH (records per batch, default 1000).
+ */
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import Pg from "pg"
+import { ChainRepo } from "../server/chain/Repo"
+import type { WhaleRecord } from "../server/chain/Types"
+import { AppConfig } from "../server/Config"
+import { DbInfo, SqlLive } from "../server/infra/Sql"
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const BATCH = Number(process.env.BENCH_BATCH ?? 1000)
+
+const admin = async (url: string, statement: string) => {
+  const client = new Pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query(statement)
+  await client.end()
+}
+
+// A database of its own: never the one DATABASE_URL names.
+const dir = mkdtempSync(join(tmpdir(), "whale-bench-ingest-"))
+const base = process.env.DATABASE_URL
+const dbName = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
+let databaseUrl: string | undefined
+if (base) {
+  await admin(base, `CREATE DATABASE ${dbName}`)
+  const url = new URL(base)
+  url.pathname = `/${dbName}`
+  databaseUrl = url.toString()
+}
+const env = { ...process.env, DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", DB_POOL_SIZE: "2", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
+const config = AppConfig.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env) as Array<[string, string]>)))))
+const runtime = ManagedRuntime.make(
+  ChainRepo.Default.pipe(Layer.provideMerge(SqlLive()), Layer.provideMerge(config), Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)))
+)
+
+// Synthetic records shaped like real ones: 2,000 wallets, 100 tokens, a block every 20 records.
+let serial = 0
+const hex = (n: number, width: number) => `0x${n.toString(16).padStart(width, "0")}`
+const CATEGORIES = ["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"] as const
+const nextBatch = (): Array<WhaleRecord> =>
+  Array.from({ length: BATCH }, () => {
+    const i = serial++
+    const block = 20_000_000 + Math.floor(i / 20)
+    const swap = i % 4 < 2
+    const amount = ((i * 7919) % 1_000_000) / 100 + 1
+    return {
+      txHash: hex(i, 64), logIndex: i % 300, block, blockHash: hex(block, 64), ts: new Date(1_717_200_000_000 + block * 12_000),
+      wallet: hex(i % 2_000, 40), token: hex(1_000_000 + (i % 100), 40), symbol: `TK${i % 100}`, decimals: 18,
+      category: CATEGORIES[i % 4]!, amount: amount.toFixed(6), amountRaw: `${Math.round(amount * 1e6)}000000000000`,
+      usd: amount * 3.1, priceUsd: 3.1, counterToken: swap ? hex(2, 40) : null, counterSymbol: swap ? "WETH" : null,
+      counterAmount: swap ? (amount / 1000).toFixed(9) : null, venue: swap ? "Uniswap" : "Binance"
+    }
+  })
+
+const batched = (records: ReadonlyArray<WhaleRecord>) =>
+  Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "demo"))
+
+const insertOne = (r: WhaleRecord) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+    INSERT INTO whale_tx (tx_hash, log_index, wallet, token, symbol, decimals, category, amount, amount_raw, usd, price_usd,
+      counter_token, counter_symbol, counter_amount, venue, block_number, block_hash, ts, source)
+    VALUES (${r.txHash}, ${r.logIndex}, ${r.wallet}, ${r.token}, ${r.symbol}, ${r.decimals}, ${r.category}, ${r.amount},
+      ${r.amountRaw}, ${r.usd}, ${r.priceUsd}, ${r.counterToken}, ${r.counterSymbol}, ${r.counterAmount}, ${r.venue},
+      ${r.block}, ${r.blockHash}, ${r.ts}, 'demo')
+    ON CONFLICT (tx_hash, log_index, wallet, token) DO NOTHING`)
+
+/** One INSERT per record, the batch in one transaction (the same commits as the batched path). */
+const rowByRow = (records: ReadonlyArray<WhaleRecord>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.forEach(records, insertOne, { discard: true }))).pipe(Effect.orDie)
+
+/** One INSERT per record, each its own transaction (the naive loop). */
+const rowByRowCommitted = (records: ReadonlyArray<WhaleRecord>) => Effect.forEach(records, insertOne, { discard: true }).pipe(Effect.orDie)
+
+/** Records/s of `insert` over `seconds` of fresh batches. */
+const measure = async (insert: (records: ReadonlyArray<WhaleRecord>) => Effect.Effect<unknown, never, any>, seconds: number) => {
+  let records = 0
+  const started = performance.now()
+  while (performance.now() - started < seconds * 1000) {
+    await runtime.runPromise(insert(nextBatch()))
+    records += BATCH
+  }
+  return records / ((performance.now() - started) / 1000)
+}
+
+/** The user triggers on whale_tx (the analytics roll-ups); BENCH_TRIGGERS=off disables them in the throw-away database. */
+const triggers = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.gen(function* () {
+    if (process.env.BENCH_TRIGGERS === "off") yield* sql`ALTER TABLE whale_tx DISABLE TRIGGER USER`
+    const rows = yield* sql<{ name: string }>`
+      SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'whale_tx'::regclass AND NOT tgisinternal AND tgenabled <> 'D'`
+    return rows.map((r) => r.name)
+  })).pipe(Effect.orDie)
+
+try {
+  const kind = (await runtime.runPromise(DbInfo)).kind
+  const active = await runtime.runPromise(triggers)
+  console.error(`whale_tx ingest on ${kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : "embedded PostgreSQL (PGlite)"}, ` +
+    `triggers on whale_tx: ${active.length === 0 ? "none" : active.join(", ")}; warming up, then ${SECONDS}s per path, ` +
+    `${BATCH} records per batch, one transaction per batch`)
+  await measure(batched, 1)
+  await measure(rowByRow, 1)
+  const fast = await measure(batched, SECONDS)
+  const slow = await measure(rowByRow, SECONDS)
+  const slowest = await measure(rowByRowCommitted, SECONDS)
+  const stored = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM whale_tx`))
+  const rate = (x: number) => `${Math.round(x).toLocaleString("en-US").padStart(8)} records/s`
+  const ratio = (x: number) => `${(fast / x).toFixed(1)}x`.padStart(7)
+  console.log(`batched: 1 INSERT … SELECT FROM unnest per batch                 ${rate(fast)}`)
+  console.log(`row by row: 1 INSERT per record, 1 transaction per batch        ${rate(slow)}   batched/this ${ratio(slow)}`)
+  console.log(`row by row: 1 INSERT per record, each committed                 ${rate(slowest)}   batched/this ${ratio(slowest)}`)
+  console.log(`targets: ≥ 20,000 records/s batched and ≥ 10x row by row (${stored[0]!.n.toLocaleString("en-US")} rows written)`)
+} finally {
+  await runtime.dispose()
+  if (base) await admin(base, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+  rmSync(dir, { recursive: true, force: true })
+}
