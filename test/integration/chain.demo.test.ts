@@ -1,13 +1,20 @@
 /**
  * `npm start` defaults (no ETH_RPC_URL): the block listener follows the demo chain; its first start ingests the
- * last hour of demo blocks, and every stored record is on `chain.tx`, flagged as demo data.
+ * last hour of demo blocks, and every stored record is on `chain.tx`, flagged as demo data. With several actor
+ * processes on one PostgreSQL and Redis, one listener runs (the lease holder) and another takes over when it stops.
  */
+import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Effect } from "effect"
+import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ActorRegistry } from "../../actors/runtime/Registry"
 import { ChainTxMessage, STREAMS } from "../../schema/streams"
 import { Bus } from "../../server/infra/Bus"
-import { startApp, type TestApp } from "../support/harness"
+import { REPO_ROOT } from "../support/fixtures"
+import { freshDatabase, realDatabaseUrl, skipWithout, startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 
 let app: TestApp
@@ -47,4 +54,57 @@ describe("demo chain with the default settings", () => {
     const status = await app.runtime.runPromise(Effect.flatMap(ActorRegistry, (r) => r.get("block-listener")))
     expect(status).toMatchObject({ state: "running", restarts: 0 })
   }, 120_000)
+})
+
+const noRedis = skipWithout("REDIS_URL")
+const noDatabase = skipWithout("DATABASE_URL")
+describe.skipIf(noRedis || noDatabase)(`block listener in two processes${noRedis || noDatabase ? " (skipped: needs DATABASE_URL and REDIS_URL)" : ""}`, () => {
+  const status = (a: TestApp) => a.runtime.runPromise(Effect.flatMap(ActorRegistry, (r) => r.get("block-listener")))
+  const checkpoint = async (a: TestApp) =>
+    (await a.query<{ block_number: number }>("SELECT block_number FROM chain_checkpoint WHERE name = 'block-listener'"))[0]?.block_number ?? 0
+
+  it("runs one listener at a time (the lease holder); another process takes over from the checkpoint when it dies", async () => {
+    const db = await freshDatabase(realDatabaseUrl!)
+    const prefix = `test:chain-lease-${Date.now().toString(36)}:`
+    const env = { DEMO_BLOCK_MS: "500", DEMO_HISTORY_BLOCKS: "10" }
+    // The first process: `npm start` with the actors role only, on the shared database and Redis prefix.
+    const other = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      cwd: REPO_ROOT, stdio: "ignore",
+      env: { ...process.env, ...env, WHALE_ROLES: "actors", DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: prefix, DATA_DIR: mkdtempSync(join(tmpdir(), "whale-lease-")), LOG_LEVEL: "warn" }
+    })
+    let app: TestApp | undefined
+    try {
+      const pg = new Pg.Client({ connectionString: db.url })
+      await pg.connect()
+      const progress = async () => {
+        try {
+          return Number((await pg.query("SELECT block_number FROM chain_checkpoint WHERE name = 'block-listener'")).rows[0]?.block_number ?? 0)
+        } catch {
+          return 0 // not migrated yet
+        }
+      }
+      await waitFor(async () => (await progress()) > 0, 120_000, 250)
+      await pg.end()
+      app = await startApp({ databaseUrl: db.url, redisPrefix: prefix, env })
+      await waitFor(async () => (await status(app!))?.state === "standby", 30_000, 100)
+      const before = await checkpoint(app)
+      await new Promise((r) => setTimeout(r, 2_000))
+      expect((await status(app))?.state).toBe("standby")
+      expect(await checkpoint(app)).toBeGreaterThan(before) // the other process is still the one ingesting
+
+      other.kill("SIGKILL") // no clean release: the lease runs out
+      await waitFor(async () => (await status(app!))?.state === "running", 90_000, 200)
+      const takenOver = await checkpoint(app)
+      await waitFor(async () => (await checkpoint(app!)) > takenOver + 2, 60_000, 200)
+      // Every block once, none skipped: chain_blocks is contiguous from the first block to the checkpoint.
+      const [span] = await app.query<{ blocks: number; first: number; last: number }>(
+        "SELECT count(*)::int AS blocks, min(number)::int AS first, max(number)::int AS last FROM chain_blocks")
+      expect(span!.blocks).toBe(span!.last - span!.first + 1)
+      expect(await app.query("SELECT 1 FROM chain_blocks WHERE published_at IS NULL AND number < $1", [takenOver])).toEqual([])
+    } finally {
+      other.kill("SIGKILL")
+      await app?.close()
+      await db.drop()
+    }
+  }, 300_000)
 })
