@@ -176,7 +176,7 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
 
       tokens: sql<ResolvedToken>`SELECT address, symbol, decimals, stable, eth_derivative, blacklisted FROM tokens`.pipe(Effect.orDie),
 
-      /** Tokens: the seed overwrites what it names; tokens read from the chain never overwrite the seed. */
+      /** Tokens: the seed overwrites what it names; tokens read from the chain never overwrite the seed. Unchanged rows are not rewritten. */
       upsertTokens: (tokens: ReadonlyArray<ResolvedToken & { readonly source: "seed" | "chain" | "unknown" }>) =>
         tokens.length === 0 ? Effect.void : sql`
           INSERT INTO tokens (address, symbol, decimals, stable, eth_derivative, blacklisted, source)
@@ -187,7 +187,10 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           ON CONFLICT (address) DO UPDATE SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, stable = EXCLUDED.stable,
             eth_derivative = EXCLUDED.eth_derivative, blacklisted = EXCLUDED.blacklisted, source = EXCLUDED.source,
             updated_at = now()
-          WHERE EXCLUDED.source = 'seed' OR tokens.source <> 'seed'`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE (EXCLUDED.source = 'seed' OR tokens.source <> 'seed')
+            AND (tokens.symbol, tokens.decimals, tokens.stable, tokens.eth_derivative, tokens.blacklisted, tokens.source)
+              IS DISTINCT FROM (EXCLUDED.symbol, EXCLUDED.decimals, EXCLUDED.stable, EXCLUDED.eth_derivative, EXCLUDED.blacklisted, EXCLUDED.source)`
+          .pipe(Effect.asVoid, Effect.orDie),
 
       labels: sql<{ address: string; name: string; category: string; exchange: string | null; venue: string | null }>`
         SELECT address, name, category, exchange, venue FROM address_labels`.pipe(Effect.orDie),
@@ -199,7 +202,9 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
             ${labels.map((l) => l.category)}::text[], ${labels.map((l) => (l.category === "exchange" ? l.exchange : null))}::text[],
             ${labels.map((l) => (l.category === "router" ? l.venue : null))}::text[])
           ON CONFLICT (address) DO UPDATE SET name = EXCLUDED.name, category = EXCLUDED.category,
-            exchange = EXCLUDED.exchange, venue = EXCLUDED.venue`.pipe(Effect.asVoid, Effect.orDie),
+            exchange = EXCLUDED.exchange, venue = EXCLUDED.venue
+          WHERE (address_labels.name, address_labels.category, address_labels.exchange, address_labels.venue)
+            IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.category, EXCLUDED.exchange, EXCLUDED.venue)`.pipe(Effect.asVoid, Effect.orDie),
 
       activeWallets: sql<{ address: string; label: string }>`
         SELECT address, label FROM tracked_wallets WHERE active`.pipe(Effect.orDie),
