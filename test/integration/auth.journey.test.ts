@@ -9,6 +9,7 @@ import { AccountLinks } from "../../server/auth/Links"
 import { AccountsRepo } from "../../server/auth/Repo"
 import { bearer, cookieHeader, cookiesOf, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
+import { waitFor } from "../support/wait"
 import { linkTo, startSmtp, type TestSmtp } from "../support/smtp"
 
 // A whole app plus real SMTP per file: leave room for a loaded machine.
@@ -48,11 +49,14 @@ describe("a person's journey through accounts", () => {
     const link = linkTo(mail, "/auth/verify-email")
     expect(link.origin).toBe(BASE)
     expect(mail.html).toContain(link.pathname)
-    const [row] = await app.query<{ status: string; text_body: string | null }>(
-      "SELECT status, text_body FROM email_outbox WHERE to_address = $1 AND kind = 'verify_email'",
-      [address]
-    )
-    expect(row).toEqual({ status: "sent", text_body: null })
+    // The SMTP server has the message; the outbox records the result just after the server's answer.
+    const outboxRow = async () =>
+      (await app.query<{ status: string; text_body: string | null }>(
+        "SELECT status, text_body FROM email_outbox WHERE to_address = $1 AND kind = 'verify_email'",
+        [address]
+      ))[0]
+    await waitFor(async () => (await outboxRow())?.status !== "sending", 15_000)
+    expect(await outboxRow()).toEqual({ status: "sent", text_body: null })
   })
 
   it("can log in before verifying, as an unverified free user", async () => {

@@ -112,10 +112,12 @@ describe("mail outbox", () => {
     const subjects = smtp.to("crowd@example.com").map((m) => m.subject)
     expect(subjects).toHaveLength(20)
     expect(new Set(subjects).size).toBe(20)
-    const statuses = await app.query<{ status: string; n: number }>(
+    const statuses = () => app.query<{ status: string; n: number }>(
       "SELECT status, count(*)::int AS n FROM email_outbox WHERE to_address = 'crowd@example.com' GROUP BY status"
     )
-    expect(statuses).toEqual([{ status: "sent", n: 20 }])
+    // Each row is marked sent just after the SMTP server's answer: wait until none is still in flight.
+    await waitFor(async () => (await statuses()).every((r) => r.status !== "sending"), 15_000)
+    expect(await statuses()).toEqual([{ status: "sent", n: 20 }])
   })
 })
 
