@@ -5,7 +5,7 @@
  * Every answer after authentication carries `X-RateLimit-Limit`, `-Remaining` and `-Reset` (epoch seconds of the
  * next 00:00 UTC). Data comes from `ReadModels` as JSON text, so a cached answer costs one counter round trip.
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { z } from "zod"
 import { ReadModels } from "../analytics/ReadModels"
 import { isoWithOffset } from "../analytics/Windows"
@@ -39,31 +39,37 @@ export class DataApi extends Effect.Service<DataApi>()("app/DataApi", {
       schema: S,
       produce: (query: z.output<S>, owner: KeyOwner, quota: QuotaState) => Effect.Effect<Produced, AppError>
     ) =>
-      Effect.fn("DataApi.serve")(function* (owner: KeyOwner, req: RequestInfo) {
-        const q = yield* quota.hit(owner.userId, owner.keyId)
-        const now = yield* Clock.currentTimeMillis
-        yield* usage.record({
-          userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
-          at: new Date(now).toISOString(), degraded: q.degraded
+      // Written as a flat chain (no generator, no span): this is the hot path of every keyed request.
+      (owner: KeyOwner, req: RequestInfo): Effect.Effect<Reply, AppError> =>
+        Effect.flatMap(quota.hit(owner.userId, owner.keyId), (q) => {
+          const headers = rateLimitHeaders(q)
+          const answer = (): Effect.Effect<Reply, AppError> => {
+            if (!q.allowed) {
+              const resetAt = isoWithOffset(q.resetAtMs)
+              return Effect.fail(new TooManyRequests({
+                message: `Daily limit of ${q.limit} requests reached; it resets at ${resetAt}`,
+                code: "daily_limit_reached",
+                retryAfterSeconds: q.retryAfterSeconds,
+                headers: Object.fromEntries(headers),
+                extra: { limit: q.limit, reset_at: resetAt }
+              }))
+            }
+            const parsed = req.query === "" ? validateSync("query", schema, {}) : validateSync("query", schema, parseForm(req.query))
+            if (!parsed.ok) return Effect.succeed(Reply.json({ detail: parsed.issues }, 422, headers))
+            return Effect.zipWith(produce(parsed.value, owner, q), models.source(), (produced, origin) => {
+              const data = "json" in produced ? produced.json : JSON.stringify(produced.value)
+              const meta = JSON.stringify({ tier: owner.tier, endpoint, generated_at: isoWithOffset(q.at), source: origin.source, demo: origin.demo })
+              return Reply.rawJson(`{"data":${data},"meta":${meta}}`, 200, headers)
+            })
+          }
+          return Effect.zipRight(
+            usage.record({
+              userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
+              at: new Date(q.at).toISOString(), degraded: q.degraded
+            }),
+            Effect.suspend(answer)
+          )
         })
-        const headers = rateLimitHeaders(q)
-        if (!q.allowed) {
-          const resetAt = isoWithOffset(q.resetAtMs)
-          return yield* new TooManyRequests({
-            message: `Daily limit of ${q.limit} requests reached; it resets at ${resetAt}`,
-            code: "daily_limit_reached",
-            retryAfterSeconds: q.retryAfterSeconds,
-            headers: Object.fromEntries(headers),
-            extra: { limit: q.limit, reset_at: resetAt }
-          })
-        }
-        const parsed = validateSync("query", schema, parseForm(req.query))
-        if (!parsed.ok) return Reply.json({ detail: parsed.issues }, 422, headers)
-        const [produced, origin] = yield* Effect.all([produce(parsed.value, owner, q), models.source()])
-        const data = "json" in produced ? produced.json : JSON.stringify(produced.value)
-        const meta = JSON.stringify({ tier: owner.tier, endpoint, generated_at: isoWithOffset(now), source: origin.source, demo: origin.demo })
-        return Reply.rawJson(`{"data":${data},"meta":${meta}}`, 200, headers)
-      })
 
     return { serve } as const
   })

@@ -12,7 +12,8 @@ import { route } from "../http/Route"
 import { DataApi, type Produced } from "./DataApi"
 import { Quota, type QuotaState } from "./Quota"
 
-const NoQuery = z.object({})
+/** Endpoints without parameters (any query is ignored, the key's `api_key` included). */
+export const NoQuery = z.object({})
 
 /**
  * The query schema as documentation only: every field falls back to undefined, so the server's own validation
@@ -36,7 +37,8 @@ export const DataApiRoutes = Effect.gen(function* () {
     const path = `/api/v1/${name}`
     const serve = api.serve(path, schema, produce)
     return route({
-      method: "GET", path, summary, tags: ["data-api"], guard, query: documented(schema), response: envelope(data),
+      method: "GET", path, summary, tags: ["data-api"], guard, response: envelope(data),
+      ...(schema === NoQuery ? {} : { query: documented(schema) }),
       handler: ({ auth, req }) => serve(auth, req)
     })
   }

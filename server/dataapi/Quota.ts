@@ -3,14 +3,16 @@
  * keys together, reset at 00:00 UTC. Counted with `Kv.incrWindow` on `quota:<userId>:<YYYYMMDD>` (Redis: atomic,
  * exact across processes), expiring an hour after the day ends; each key's own count beside it.
  *
- * Redis unreachable — its connection is down (known at once, no round trip), or a count got no answer within
- * API_QUOTA_REDIS_TIMEOUT_MS (a hung connection) — FAIL OPEN, bounded: the process counts in memory from the last
- * count Redis gave it for that account, still refusing past the limit (a deployment of N processes lets through
- * at most N × the remainder), marks answers `degraded`, counts `api_quota_fallback_total`, sets
- * `api_quota_degraded` and logs a warning; Redis is tried again every API_QUOTA_RETRY_MS. A slow but connected
- * Redis is waited for (so overload never opens the gate). Requests counted in memory are not added to Redis later.
+ * Redis unreachable — its connection is down (known at once, without a round trip), a count fails, or the watchdog's
+ * probe (every API_QUOTA_RETRY_MS) gets no answer within API_QUOTA_REDIS_TIMEOUT_MS (a hung connection) — FAIL OPEN,
+ * bounded: the process counts in memory from the last count Redis gave it for that account, still refusing past the
+ * limit (a deployment of N processes lets through at most N × the remainder), marks answers `degraded`, counts
+ * `api_quota_fallback_total`, sets `api_quota_degraded` and logs a warning; Redis is tried again every
+ * API_QUOTA_RETRY_MS. A slow but answering Redis is waited for (overload never opens the gate); requests already
+ * waiting on a hung connection wait until the client declares it dead. Requests counted in memory are not added to
+ * Redis later.
  */
-import { Clock, Effect, Exit } from "effect"
+import { Clock, Effect, Exit, Schedule } from "effect"
 import { AppConfig } from "../Config"
 import { Kv } from "../infra/Kv"
 import { Metrics } from "../ops/Metrics"
@@ -28,6 +30,8 @@ export interface QuotaState {
   readonly retryAfterSeconds: number
   /** UTC day counted, `YYYY-MM-DD`. */
   readonly day: string
+  /** When it was counted (epoch ms, from the Effect clock). */
+  readonly at: number
   readonly degraded: boolean
 }
 
@@ -38,7 +42,7 @@ export const quotaKey = (userId: number, day: string) => `quota:${userId}:${day.
 export const keyCountKey = (keyId: number, day: string) => `quota-key:${keyId}:${day.replaceAll("-", "")}`
 
 export class Quota extends Effect.Service<Quota>()("app/Quota", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const kv = yield* Kv
     const config = yield* AppConfig
     const metrics = yield* Metrics
@@ -50,6 +54,7 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     const local = new Map<string, number>()
     const lastSeen = new Map<string, number>()
     let retryAt = 0
+    let today = { start: -1, day: "" }
     let failing = false
 
     const remember = (map: Map<string, number>, key: string, n: number) => {
@@ -63,59 +68,80 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       return n
     }
 
-    const fromRedis = (accountKey: string, keyKey: string, ttl: number) =>
-      Effect.all([kv.incrWindow(accountKey, ttl), kv.incrWindow(keyKey, ttl)], { concurrency: 2 }).pipe(
-        Effect.timeoutFail({ duration: config.api.quotaRedisTimeoutMs, onTimeout: () => "timeout" as const }),
-        Effect.exit
-      )
+    const markFailing = (reason: string, now: number) =>
+      Effect.suspend(() => {
+        retryAt = now + config.api.quotaRetryMs
+        if (failing) return Effect.void
+        failing = true
+        degradedGauge.set({}, 1)
+        return Effect.logWarning(`Redis ${reason}: counting quotas in process (fail open, bounded by the limit)`)
+      })
 
-    const hit = Effect.fn("Quota.hit")(function* (userId: number, keyId: number) {
-      const now = yield* Clock.currentTimeMillis
-      const day = dayOf(now)
-      const resetAtMs = dayStart(now) + DAY_MS
-      const ttl = Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS
-      const accountKey = quotaKey(userId, day)
-      const keyKey = keyCountKey(keyId, day)
-      let counts: readonly [number, number] | null = null
-      if (!failing || now >= retryAt) {
-        const exit = kv.connected() ? yield* fromRedis(accountKey, keyKey, ttl) : null
-        if (exit !== null && Exit.isSuccess(exit)) {
-          counts = exit.value
-          remember(lastSeen, accountKey, counts[0])
-          remember(lastSeen, keyKey, counts[1])
-          if (failing) {
-            failing = false
-            local.clear()
-            degradedGauge.set({}, 0)
-            yield* Effect.logInfo("quota counting is back on Redis")
-          }
-        } else {
-          retryAt = now + config.api.quotaRetryMs
-          if (!failing) {
-            failing = true
-            degradedGauge.set({}, 1)
-            yield* Effect.logWarning(`Redis ${exit === null ? "is disconnected" : "did not answer a quota count"}: counting in process (fail open, bounded by the limit)`)
-          }
-        }
-      }
-      const degraded = counts === null
-      if (degraded) {
-        fallbacks.inc()
-        counts = [countLocally(accountKey), countLocally(keyKey)]
-      }
-      const [count, keyCount] = counts!
-      return {
-        allowed: count <= limit,
-        count,
-        keyCount,
-        limit,
-        remaining: Math.max(0, limit - count),
-        resetAtMs,
-        retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
-        day,
-        degraded
-      } satisfies QuotaState
+    const recovered = Effect.suspend(() => {
+      if (!failing) return Effect.void
+      failing = false
+      local.clear()
+      degradedGauge.set({}, 0)
+      return Effect.logInfo("quota counting is back on Redis")
     })
+
+    // A hung connection (connected, silent) never answers: a watchdog probes Redis every API_QUOTA_RETRY_MS and
+    // sends requests to the in-process count while a probe gets no answer within API_QUOTA_REDIS_TIMEOUT_MS. The hot
+    // path itself carries no timer.
+    yield* Clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) =>
+        !kv.connected()
+          ? markFailing("is disconnected", now)
+          : kv.get("quota:probe").pipe(
+            Effect.timeout(config.api.quotaRedisTimeoutMs),
+            Effect.matchCauseEffect({ onFailure: () => markFailing("did not answer a probe", now), onSuccess: () => Effect.sync(() => (retryAt = 0)) })
+          )
+      ),
+      Effect.repeat(Schedule.spaced(config.api.quotaRetryMs)),
+      Effect.catchAllCause(Effect.logError),
+      Effect.forkScoped
+    )
+
+    const state = (now: number, day: string, resetAtMs: number, count: number, keyCount: number, degraded: boolean): QuotaState => ({
+      allowed: count <= limit,
+      count,
+      keyCount,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetAtMs,
+      retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
+      day,
+      at: now,
+      degraded
+    })
+
+    /** Counts one request of the account (and of its key); the hot path of every keyed request. */
+    const hit = (userId: number, keyId: number): Effect.Effect<QuotaState> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const start = dayStart(now)
+        if (start !== today.start) today = { start, day: dayOf(now) }
+        const day = today.day
+        const resetAtMs = start + DAY_MS
+        const accountKey = quotaKey(userId, day)
+        const keyKey = keyCountKey(keyId, day)
+        const inProcess = () => {
+          fallbacks.inc()
+          return state(now, day, resetAtMs, countLocally(accountKey), countLocally(keyKey), true)
+        }
+        if (failing && now < retryAt) return Effect.sync(inProcess)
+        if (!kv.connected()) return Effect.map(markFailing("is disconnected", now), inProcess)
+        const ttl = Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS
+        return Effect.exit(kv.incrWindowAll([accountKey, keyKey], ttl)).pipe(
+          Effect.flatMap((exit) => {
+            if (Exit.isFailure(exit)) return Effect.map(markFailing("refused a quota count", now), inProcess)
+            const [count, keyCount] = exit.value as [number, number]
+            remember(lastSeen, accountKey, count)
+            remember(lastSeen, keyKey, keyCount)
+            const answer = state(now, day, resetAtMs, count, keyCount, false)
+            return failing ? Effect.as(recovered, answer) : Effect.succeed(answer)
+          })
+        )
+      })
 
     /** Today's count of each key (without counting), for the usage endpoint. */
     const keyCounts = Effect.fn("Quota.keyCounts")(function* (keyIds: ReadonlyArray<number>) {

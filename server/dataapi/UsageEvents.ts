@@ -1,7 +1,7 @@
 /**
  * Usage events of the keyed API: one `ApiRequestCounted` per counted request, published on `api.usage` for the
  * quota-counter actor. The request path only enqueues (synchronously, never waiting on the bus); a background
- * fiber publishes in batches (one round trip per batch). The queue is bounded and drops the oldest events when the
+ * fiber publishes what gathered every 50 ms, in one round trip. The queue is bounded and drops the oldest events when the
  * bus is unreachable for long — the counts they carry are cumulative, so a later event repairs what a lost one
  * would have written. What is queued is published when the scope closes.
  */
@@ -12,7 +12,9 @@ import type { ApiRequestCounted } from "../../actors/quota-counter/Protocol"
 import { Bus } from "../infra/Bus"
 
 const CAPACITY = 100_000
-const BATCH = 500
+const BATCH = 2_000
+/** Events gather this long between two publishes (under load each publish carries many). */
+const FLUSH_EVERY = Duration.millis(50)
 const DRAIN_TIMEOUT = Duration.seconds(3)
 
 export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents", {
@@ -28,8 +30,10 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
     yield* Effect.addFinalizer(() =>
       Queue.takeAll(queue).pipe(Effect.flatMap(publish), Effect.timeout(DRAIN_TIMEOUT), Effect.catchAllCause(Effect.logWarning))
     )
+    // Waits for the first event, lets more gather for FLUSH_EVERY, publishes them in one round trip.
     yield* Queue.takeBetween(queue, 1, BATCH).pipe(
       Effect.flatMap(publish),
+      Effect.zipRight(Effect.sleep(FLUSH_EVERY)),
       Effect.catchAllCause((cause) => Effect.logWarning("publishing api usage failed", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))),
       Effect.forever,
       Effect.forkScoped

@@ -20,6 +20,8 @@ export interface KvShape {
    * Exact under concurrency (per-day API quotas, login throttles).
    */
   readonly incrWindow: (key: string, ttlSeconds: number) => Effect.Effect<number>
+  /** `incrWindow` of several keys in one atomic step (one round trip on Redis); the new values in key order. */
+  readonly incrWindowAll: (keys: ReadonlyArray<string>, ttlSeconds: number) => Effect.Effect<ReadonlyArray<number>>
   readonly get: (key: string) => Effect.Effect<Option.Option<string>>
   /** Sets the value; without `ttlSeconds` the key has no expiry (an earlier one is cleared, as Redis's SET does). */
   readonly set: (key: string, value: string, ttlSeconds?: number) => Effect.Effect<void>

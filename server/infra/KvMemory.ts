@@ -55,6 +55,12 @@ export const makeKvMemory = Effect.gen(function* () {
     })
   })
 
+  const incrWindowAll = Effect.fn("KvMemory.incrWindowAll")(function* (keys: ReadonlyArray<string>, ttlSeconds: number) {
+    const values: Array<number> = []
+    for (const key of keys) values.push(yield* incrWindow(key, ttlSeconds))
+    return values
+  })
+
   const get = Effect.fn("KvMemory.get")(function* (key: string) {
     return yield* atNow((now) => Option.fromNullable(live(kvKey(key), now)?.value))
   })
@@ -104,6 +110,7 @@ export const makeKvMemory = Effect.gen(function* () {
   return {
     kind: "memory",
     incrWindow,
+    incrWindowAll,
     get,
     set,
     del,

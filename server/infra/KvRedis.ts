@@ -1,6 +1,7 @@
 /**
- * `Kv` on Redis (see `Kv.ts` for the contract). Counters use MULTI `INCR` + `EXPIRE … NX` (Redis ≥ 7.0): atomic, so
- * exact across processes. Lease renew/release are compare-and-act Lua scripts, sent by SHA with a fallback to the
+ * `Kv` on Redis (see `Kv.ts` for the contract). Counters are one Lua script per call, `INCR` + `EXPIRE … NX` for each
+ * key (Redis ≥ 7.0): atomic, so exact across processes, and one command on the wire (a MULTI costs node-redis several
+ * times more per call, which shows on hot paths such as the data API's quota). Lease renew/release are compare-and-act Lua scripts, sent by SHA with a fallback to the
  * source when the server's script cache does not have them (after a restart or `SCRIPT FLUSH`).
  */
 import { createHash } from "node:crypto"
@@ -14,17 +15,21 @@ interface Script {
 }
 const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
 
+/** KEYS… counters, ARGV[1] ttl seconds → their new values (the expiry set only where there is none). */
+const INCR_WINDOW = script(
+  `local out = {} for i, k in ipairs(KEYS) do out[i] = redis.call('INCR', k) redis.call('EXPIRE', k, ARGV[1], 'NX') end return out`
+)
 /** KEYS[1] lease, ARGV[1] holder, ARGV[2] ttl ms → 1 when extended. */
 const RENEW = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
 /** KEYS[1] lease, ARGV[1] holder → 1 when deleted. */
 const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
-const evalScript = async (client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
+const evalScript = async <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
   const tail = [String(keys.length), ...keys, ...args]
   try {
-    return await client.sendCommand<number>(["EVALSHA", s.sha, ...tail])
+    return await client.sendCommand<A>(["EVALSHA", s.sha, ...tail])
   } catch (error) {
-    if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.sendCommand<number>(["EVAL", s.source, ...tail])
+    if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.sendCommand<A>(["EVAL", s.source, ...tail])
     throw error
   }
 }
@@ -40,14 +45,15 @@ export const makeKvRedis = Effect.gen(function* () {
   const leaseKey = (name: string) => redis.key(`lease:${name}`)
   const send = <A>(op: string, args: ReadonlyArray<string>) => redis.run(op, (c) => c.sendCommand<A>(args))
 
-  const incrWindow = Effect.fn("KvRedis.incrWindow")(function* (key: string, ttlSeconds: number) {
-    const ttl = positiveInteger("ttlSeconds", ttlSeconds)
-    const k = kvKey(key)
-    const [value] = (yield* redis.run("INCR + EXPIRE NX (MULTI)", (c) =>
-      c.multi().addCommand(["INCR", k]).addCommand(["EXPIRE", k, ttl, "NX"]).exec()
-    )) as unknown as [number, number]
-    return value
-  })
+  // Plain (no span): this is the data API's per-request quota count.
+  const incrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number): Effect.Effect<ReadonlyArray<number>> =>
+    Effect.suspend(() => {
+      const ttl = positiveInteger("ttlSeconds", ttlSeconds)
+      if (keys.length === 0) return Effect.succeed([])
+      return redis.run("EVALSHA incr window", (c) => evalScript<ReadonlyArray<number>>(c, INCR_WINDOW, keys.map(kvKey), [ttl]))
+    })
+
+  const incrWindow = (key: string, ttlSeconds: number) => Effect.map(incrWindowAll([key], ttlSeconds), (values) => values[0]!)
 
   const get = Effect.fn("KvRedis.get")(function* (key: string) {
     return Option.fromNullable(yield* send<string | null>("GET", ["GET", kvKey(key)]))
@@ -84,5 +90,5 @@ export const makeKvRedis = Effect.gen(function* () {
   })
 
   const connected = () => redis.client.isReady
-  return { kind: "redis", incrWindow, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
+  return { kind: "redis", incrWindow, incrWindowAll, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
 })

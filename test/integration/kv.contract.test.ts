@@ -48,6 +48,20 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.ttl(bare)).toBeGreaterThanOrEqual(29)
     }))
 
+  it.effect("incrWindowAll increments several counters at once, each with its own window", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const [a, b] = [fresh("all-a"), fresh("all-b")]
+      expect(yield* kv.incrWindowAll([a, b], 60)).toEqual([1, 1])
+      yield* kv.set(b, "41", 5)
+      const values = yield* Effect.all(oneTo(100).map(() => kv.incrWindowAll([a, b], 60)), { concurrency: "unbounded" })
+      expect(values.map(([x]) => x).sort((p, q) => p! - q!)).toEqual(oneTo(100).map((n) => n + 1))
+      expect(yield* kv.get(b)).toEqual(Option.some("141"))
+      expect(yield* kv.ttl(b)).toBeLessThanOrEqual(5) // an existing window is kept
+      expect(yield* kv.ttl(a)).toBeGreaterThanOrEqual(59)
+      expect(yield* kv.incrWindowAll([], 60)).toEqual([])
+    }))
+
   it.effect("get, set (with and without ttl), del and ttl", () =>
     Effect.gen(function* () {
       const kv = yield* Kv

@@ -79,11 +79,14 @@ const disconnected = (counts: Map<string, number>, up: { value: boolean }): KvSh
   const loud = (name: string) => () => Effect.die(new Error(`Kv.${name} was not expected`))
   return {
     kind: "redis",
-    incrWindow: (key) => Effect.sync(() => {
-      if (!up.value) throw new Error("incrWindow called while disconnected")
-      const n = (counts.get(key) ?? 0) + 1
-      counts.set(key, n)
-      return n
+    incrWindow: loud("incrWindow"),
+    incrWindowAll: (keys) => Effect.sync(() => {
+      if (!up.value) throw new Error("incrWindowAll called while disconnected")
+      return keys.map((key) => {
+        const n = (counts.get(key) ?? 0) + 1
+        counts.set(key, n)
+        return n
+      })
     }),
     get: (key) => Effect.succeed(Option.fromNullable(counts.get(key)).pipe(Option.map(String))),
     set: loud("set"), del: loud("del"), ttl: loud("ttl"),

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:api`: this server against Fastify serving the same JSON, in one run, with the same load generator
+ * in its own process (bench/load.ts):
+ *  - cached `GET /api/v1/public/stats`, pipelined (both sides answer it synchronously from memory);
+ *  - keyed `GET /api/v1/whale-index` with a whale-tier key: ours resolves the key (in-process cache), counts the
+ *    request in Redis, queues a usage event and builds the envelope; Fastify runs @fastify/rate-limit on Redis.
+ *    Not pipelined (uWS does not take deferred replies to pipelined requests; no client pipelines): many
+ *    connections, one request in flight each.
+ * Our server runs in this process (roles `http` only, embedded PostgreSQL unless DATABASE_URL is set); both use the
+ * Redis at REDIS_URL (default redis://127.0.0.1:6379) under a throw-away prefix. Prints rates and ratios; asserts
+ * nothing. The daily limit is lifted for the run (it measures speed, not the quota).
+ */
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { createClient } from "redis"
+import { AppInfo, AppLive } from "../server/App"
+import { createUser } from "../server/auth/AdminCommands"
+import { Entitlements } from "../server/auth/Entitlements"
+import { AccountsRepo } from "../server/auth/Repo"
+import { freePort, load, stop, tsx, waitForUrl, type LoadResult } from "./support"
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const DEPTH = Number(process.env.BENCH_PIPELINE ?? 8)
+const KEYED_CONNECTIONS = Number(process.env.BENCH_KEYED_CONNECTIONS ?? 64)
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+const prefix = `bench:${randomBytes(4).toString("hex")}:`
+const dir = mkdtempSync(join(tmpdir(), "whale-bench-api-"))
+
+const env: Record<string, string> = {
+  PORT: String(freePort()), HOST: "127.0.0.1", DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", WHALE_ROLES: "http",
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, API_DAILY_LIMIT: "1000000000",
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {})
+}
+const runtime = ManagedRuntime.make(AppLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))))
+const port = (await runtime.runPromise(AppInfo)).port!
+const base = `http://127.0.0.1:${port}`
+const sql = (text: string, params: ReadonlyArray<unknown> = []) =>
+  runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (s) => s.unsafe(text, params as Array<never>)))
+
+// Some whale activity, so the bodies have their real shape: 400 records over the last day.
+const now = Date.now()
+await sql(`INSERT INTO whale_tx (tx_hash, log_index, wallet, token, symbol, category, amount, amount_raw, usd, block_number, block_hash, ts, source)
+  SELECT 'bench' || i, 0, w.address, t.address, t.symbol, (ARRAY['dex_buy','dex_sell','exchange_withdraw','exchange_deposit'])[1 + i % 4],
+    1, 1, 1000 + i * 37 % 5000, 20000000 + i, 'h' || i, to_timestamp(($1::float8 - i * 200000) / 1000), 'demo'
+  FROM generate_series(1, 400) i,
+    LATERAL (SELECT address FROM tracked_wallets ORDER BY address OFFSET i % 20 LIMIT 1) w,
+    LATERAL (SELECT address, symbol FROM tokens WHERE NOT stable ORDER BY address OFFSET i % 15 LIMIT 1) t`, [now])
+
+// A whale-tier user and a key, through the API.
+const email = `bench-${randomBytes(3).toString("hex")}@example.com`
+const password = "bench password long enough"
+await runtime.runPromise(createUser({ email, password, tier: "whale" }).pipe(Effect.provide(Entitlements.Default), Effect.provide(AccountsRepo.Default)) as Effect.Effect<unknown, unknown, never>)
+const session = await (await fetch(`${base}/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) })).json() as { access_token: string }
+const created = await (await fetch(`${base}/api/keys/create`, {
+  method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${session.access_token}` }, body: JSON.stringify({ name: "bench" })
+})).json() as { key: string }
+const keyHeader = `X-API-Key: ${created.key}`
+
+const publicUrl = `${base}/api/v1/public/stats`
+const keyedUrl = `${base}/api/v1/whale-index`
+const publicJson = await (await fetch(publicUrl)).text()
+const keyedJson = await (await fetch(keyedUrl, { headers: { "x-api-key": created.key } })).text()
+writeFileSync(join(dir, "public.json"), publicJson)
+writeFileSync(join(dir, "keyed.json"), keyedJson)
+const fastifyPort = freePort()
+const fastify = tsx("bench/fastify-api.ts", [String(fastifyPort), join(dir, "public.json"), join(dir, "keyed.json"), redisUrl, prefix])
+await waitForUrl(`http://127.0.0.1:${fastifyPort}/api/v1/public/stats`)
+const theirPublic = `http://127.0.0.1:${fastifyPort}/api/v1/public/stats`
+const theirKeyed = `http://127.0.0.1:${fastifyPort}/api/v1/whale-index`
+
+console.error(`bodies: public ${publicJson.length} B, keyed ${keyedJson.length} B; ${SECONDS}s per target`)
+console.error(`public: ${CONNECTIONS} connections × pipeline ${DEPTH}; keyed: ${KEYED_CONNECTIONS} connections × 1`)
+const results: Array<[string, LoadResult]> = []
+const run = async (name: string, url: string, connections: number, depth: number, headers: ReadonlyArray<string> = []) => {
+  await load(url, 1, connections, depth, headers)
+  results.push([name, await load(url, SECONDS, connections, depth, headers)])
+  return results.at(-1)![1]
+}
+const oursPublic = await run("uWS app   public/stats", publicUrl, CONNECTIONS, DEPTH)
+const fastPublic = await run("Fastify   public/stats", theirPublic, CONNECTIONS, DEPTH)
+const oursKeyed = await run("uWS app   whale-index (key)", keyedUrl, KEYED_CONNECTIONS, 1, [keyHeader])
+const fastKeyed = await run("Fastify   whale-index (rate-limit)", theirKeyed, KEYED_CONNECTIONS, 1, [keyHeader])
+
+await stop(fastify)
+await runtime.dispose()
+const redis = createClient({ url: redisUrl })
+await redis.connect()
+for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await redis.del(keys)
+await redis.close()
+
+for (const [name, r] of results) {
+  console.log(`${name.padEnd(36)} ${String(r.rps).padStart(9)} req/s   p50 ${r.p50_ms} ms   p99 ${r.p99_ms} ms   errors ${r.errors}   non-2xx ${r.non2xx}`)
+}
+console.log(`ratio public (uWS app / Fastify): ${(oursPublic.rps / fastPublic.rps).toFixed(2)}x   (target ≥ 1.8x)`)
+console.log(`ratio keyed  (uWS app / Fastify + rate-limit on Redis): ${(oursKeyed.rps / fastKeyed.rps).toFixed(2)}x   (target ≥ 1.5x)`)
+process.exit(0)
