@@ -2,8 +2,8 @@
  * In-process memoisation for hot read paths (pricing, the public API):
  *  - a fresh value is returned synchronously (no fiber suspension: the reply is written inside the uWS handler,
  *    which is also what makes cached endpoints safe for pipelining clients — uWS aborts deferred pipelined replies);
- *  - a stale value (older than `ttl`) is still returned at once while ONE background computation refreshes it
- *    (stale-while-revalidate), unless it is older than `maxStale`, when callers wait for the refresh;
+ *  - a value older than `ttl` is refreshed by ONE computation that every caller meanwhile awaits; with `maxStale`
+ *    (opt-in stale-while-revalidate) a value younger than it is returned at once while that refresh runs;
  *  - a missing value is computed once, however many callers arrive meanwhile (no stampede);
  *  - a failed computation is not kept: its waiters get the failure, the next caller tries again.
  */
@@ -25,7 +25,7 @@ export interface Memo<K, A, E> {
 
 export const memo = <K, A, E>(options: {
   readonly ttl: Duration.DurationInput
-  /** How old a stale value may be and still be served while refreshing; default 10 × ttl. */
+  /** Opt-in stale-while-revalidate: how old a value may be and still be served while refreshing (default: ttl, none). */
   readonly maxStale?: Duration.DurationInput
   readonly capacity?: number
   readonly compute: (key: K) => Effect.Effect<A, E>
@@ -34,7 +34,7 @@ export const memo = <K, A, E>(options: {
 }): Effect.Effect<Memo<K, A, E>> =>
   Effect.sync(() => {
     const ttlMs = Duration.toMillis(options.ttl)
-    const maxStaleMs = options.maxStale === undefined ? ttlMs * 10 : Duration.toMillis(options.maxStale)
+    const maxStaleMs = options.maxStale === undefined ? ttlMs : Duration.toMillis(options.maxStale)
     const capacity = options.capacity ?? 1024
     const now = options.now ?? Date.now
     const entries = new Map<K, Entry<A, E>>()

@@ -17,10 +17,20 @@ describe("memo", () => {
     expect(Effect.runSync(m.get("a"))).toBe("a@1000")
   })
 
-  it("serves a stale value at once while one refresh runs, then the new value", async () => {
+  it("by default never serves a value older than its ttl: callers await the one refresh", async () => {
     let clock = 0
     let n = 0
     const m = Effect.runSync(memo({ ttl: "1 second", now: () => clock, compute: () => Effect.sync(() => ++n).pipe(Effect.delay("20 millis")) }))
+    expect(await Effect.runPromise(m.get("k"))).toBe(1)
+    clock = 1_500
+    expect(await Effect.runPromise(Effect.all([m.get("k"), m.get("k"), m.get("k")], { concurrency: "unbounded" }))).toEqual([2, 2, 2])
+    expect(m.computations()).toBe(2)
+  })
+
+  it("with maxStale, serves a stale value at once while one refresh runs, then the new value", async () => {
+    let clock = 0
+    let n = 0
+    const m = Effect.runSync(memo({ ttl: "1 second", maxStale: "10 seconds", now: () => clock, compute: () => Effect.sync(() => ++n).pipe(Effect.delay("20 millis")) }))
     expect(await Effect.runPromise(m.get("k"))).toBe(1)
     clock = 1_500
     expect(Effect.runSync(m.get("k"))).toBe(1)
