@@ -30,11 +30,8 @@ export interface WsHub {
   readonly relay: (stream: string) => Relay | undefined
 }
 
-/**
- * Entries read per round trip. A full batch is followed by another read after a turn of the event loop, in which
- * uWS writes what was published: a burst never queues more than one batch per client.
- */
-const BATCH = 100
+/** Entries read per round trip. */
+const BATCH = 1_000
 /** State topics keep fewer entries: only the newest per key is ever sent. */
 const STATE_HISTORY = 200
 
@@ -70,6 +67,7 @@ export const makeWsHub = Effect.gen(function* () {
   const sessions = new Sessions(relays, settings, (code) => errors.inc({ code }))
 
   // ---- fan-out: one reader per source stream --------------------------------------------------------------------
+  const burstBytes = Math.max(16_384, settings.maxBackpressureBytes / 4)
   const relayLoop = (relay: Relay) => {
     const stream = relay.source.stream
     let ready = false
@@ -79,12 +77,18 @@ export const makeWsHub = Effect.gen(function* () {
         relay.init(newest, Date.now())
         ready = true
       }
-      const batch = yield* bus.rangeAfter(stream, relay.lastId, BATCH)
-      relay.ingest(batch)
+      let batch = yield* bus.rangeAfter(stream, relay.lastId, BATCH)
+      const full = batch.length === BATCH
+      // Everything read is published now, a quarter of a client's backpressure limit at a time; between two
+      // parts, a turn of the event loop lets uWS write what was published.
+      while (batch.length > 0) {
+        batch = batch.slice(relay.ingest(batch, burstBytes))
+        if (batch.length > 0) yield* Effect.sleep(Duration.millis(1))
+      }
       const now = Date.now()
       relay.tick(now)
       sessions.advanced(relay, now)
-      yield* Effect.sleep(Duration.millis(batch.length < BATCH ? settings.pollMs : 1))
+      if (!full) yield* Effect.sleep(Duration.millis(settings.pollMs))
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logWarning(`ws relay of ${stream} failed; retrying in 1 s`, cause).pipe(Effect.zipRight(Effect.sleep(Duration.seconds(1))))
@@ -95,15 +99,13 @@ export const makeWsHub = Effect.gen(function* () {
   yield* Effect.forEach(relays.values(), (relay) => Effect.forkScoped(relayLoop(relay)), { discard: true })
 
   // ---- connections ---------------------------------------------------------------------------------------------
-  const resolve = (token: string | undefined): Effect.Effect<Resolved> =>
-    token === undefined
-      ? Effect.succeed({ user: null, auth: "none" })
-      : guards.resolveToken(token).pipe(
-          Effect.map((u): Resolved => ({ user: { id: u.id, tier: u.tier, admin: u.admin }, auth: "ok" })),
-          Effect.catchAll((e) => Effect.succeed<Resolved>({ user: null, auth: e.code === "token_expired" ? "expired" : "invalid" })),
-          Effect.timeout(Duration.seconds(10)),
-          Effect.orDie
-        )
+  const resolve = (token: string): Effect.Effect<Resolved> =>
+    guards.resolveToken(token).pipe(
+      Effect.map((u): Resolved => ({ user: { id: u.id, tier: u.tier, admin: u.admin }, auth: "ok" })),
+      Effect.catchAll((e) => Effect.succeed<Resolved>({ user: null, auth: e.code === "token_expired" ? "expired" : "invalid" })),
+      Effect.timeout(Duration.seconds(10)),
+      Effect.orDie
+    )
 
   const refuse = (res: uWS.HttpResponse, status: string, body: string, outcome: string) => {
     upgrades.inc({ result: outcome })
@@ -128,6 +130,16 @@ export const makeWsHub = Effect.gen(function* () {
       released = true
       slots.release(ip)
     }
+    const upgradeAs = (resolved: Resolved) => {
+      upgrades.inc({ result: resolved.auth === "ok" ? "user" : resolved.auth === "none" ? "anonymous" : `anonymous_${resolved.auth}` })
+      const conn: Conn = {
+        id: ++nextId, ip, user: resolved.user, auth: resolved.auth, topics: new Map(), ws: null, open: false,
+        windowStart: 0, messages: 0, release
+      }
+      res.cork(() => res.upgrade<Conn>(conn, key, credentials.protocol, extensions, context))
+    }
+    // Anonymous: nothing to look up, upgrade at once.
+    if (credentials.token === undefined) return upgradeAs({ user: null, auth: "none" })
     let aborted = false
     res.onAborted(() => {
       aborted = true
@@ -135,16 +147,9 @@ export const makeWsHub = Effect.gen(function* () {
     })
     runCallback(resolve(credentials.token), (resolved) => {
       if (aborted) return
-      if (resolved === null) {
-        release()
-        return refuse(res, "503 Service Unavailable", "Could not check credentials", "auth_unavailable")
-      }
-      upgrades.inc({ result: resolved.auth === "ok" ? "user" : resolved.auth === "none" ? "anonymous" : `anonymous_${resolved.auth}` })
-      const conn: Conn = {
-        id: ++nextId, ip, user: resolved.user, auth: resolved.auth, topics: new Map(), ws: null, open: false,
-        windowStart: 0, messages: 0, release
-      }
-      res.cork(() => res.upgrade<Conn>(conn, key, credentials.protocol, extensions, context))
+      if (resolved !== null) return upgradeAs(resolved)
+      release()
+      refuse(res, "503 Service Unavailable", "Could not check credentials", "auth_unavailable")
     })
   }
 

@@ -69,13 +69,23 @@ export class Relay {
     }
   }
 
-  /** New entries from the stream, in order: held and published to the live audience. */
-  ingest(entries: ReadonlyArray<Entry>) {
-    for (const e of entries) {
-      const item = this.add(e)
-      if (item) this.publish(channelOf(item.topic, "live"), item.live)
+  /**
+   * New entries from the stream, in order: held and published to the live audience, until about `budget` bytes
+   * went out (a client's burst stays under its backpressure limit). Returns how many entries were taken.
+   */
+  ingest(entries: ReadonlyArray<Entry>, budget = Infinity): number {
+    let bytes = 0
+    let taken = 0
+    while (taken < entries.length && bytes < budget) {
+      const item = this.add(entries[taken]!)
+      taken++
+      if (item) {
+        this.publish(channelOf(item.topic, "live"), item.live)
+        bytes += item.live.length
+      }
     }
-    this.advance(entries)
+    this.advance(entries.slice(0, taken))
+    return taken
   }
 
   /** Publishes to the delayed audience what has become due. */
