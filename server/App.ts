@@ -24,6 +24,7 @@ import { ConsoleSnapshotsActor } from "../actors/console-snapshots/Behaviour"
 import { IndexCloserActor } from "../actors/index-closer/Behaviour"
 import { QuotaCounterActor } from "../actors/quota-counter/Behaviour"
 import { Analytics } from "./analytics/Analytics"
+import { AnalyticsRoutes } from "./analytics/Http"
 import { ReadModels } from "./analytics/ReadModels"
 import { ApiKeys } from "./apikeys/ApiKeys"
 import { ApiKeyGuard } from "./apikeys/Guard"
@@ -109,7 +110,7 @@ const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJan
 const routes = (hub: WsHub) => Effect.gen(function* () {
   const table: Array<AnyRoute> = []
   const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub), ConsoleRoutes,
-    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes, McpRoutes])
+    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes, McpRoutes, AnalyticsRoutes])
   table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
   return table
 })

@@ -125,3 +125,24 @@ describe("public cache under load", () => {
     expect(replies).toBe(5)
   })
 })
+
+describe("alerts page stats and wallet search (spec §4.8)", () => {
+  it("GET /api/alerts/stats answers the platform stats", async () => {
+    const res = await get("/api/alerts/stats")
+    expect(res.status).toBe(200)
+    // The $12,345 UNI buy of an earlier test is in: this view is computed now.
+    expect(await res.json()).toMatchObject({ tracked_wallets: 4, buy_volume_24h_usd: 13_645, sell_volume_24h_usd: 500, transactions_24h: 8 })
+  })
+
+  it("GET /api/alerts/wallet-search finds tracked wallets by label or address prefix; limit defaults to 20", async () => {
+    const byLabel = await (await get("/api/alerts/wallet-search?q=ALPHA")).json()
+    expect(byLabel.wallets).toEqual([expect.objectContaining({ address: W.W1, label: "Alpha Whale", cohort: "mega", active: true })])
+    const byAddress = await (await get("/api/alerts/wallet-search?q=0x44")).json()
+    expect(byAddress.wallets.map((w: { address: string }) => w.address)).toEqual([W.W4])
+    const all = await (await get("/api/alerts/wallet-search")).json()
+    expect(all.wallets).toHaveLength(20)
+    // Active wallets first.
+    expect(all.wallets.slice(0, 4).map((w: { active: boolean }) => w.active)).toEqual([true, true, true, true])
+    expect((await get("/api/alerts/wallet-search?limit=0")).status).toBe(422)
+  })
+})
