@@ -3,7 +3,10 @@
  * the envelope, every endpoint, pagination and filters, the tier's positioning view, 401 / 403 / 422, quota
  * headers, the key passed as a query parameter (and never logged), and revocation.
  */
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { quotaKey } from "../../server/dataapi/Quota"
+import { Kv } from "../../server/infra/Kv"
 import { bearer, setTier } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { insertTx, QUIET_CHAIN, TOKENS, trackTestWallets, W, whaleWithKey, windowDataset } from "../support/whales"
@@ -195,6 +198,22 @@ describe("refusals", () => {
     await setTier(app, "whale@example.com", "whale")
     await new Promise((r) => setTimeout(r, 700))
     expect((await call("/api/v1/whale-index")).status).toBe(200)
+  })
+
+  it("429 past 25,000 requests of the day, with Retry-After and reset_at (counter pre-seeded to 24,999)", async () => {
+    const other = await whaleWithKey(app, "busy@example.com")
+    const day = new Date().toISOString().slice(0, 10)
+    await app.runtime.runPromise(Effect.flatMap(Kv, (kv) => kv.set(quotaKey(other.userId, day), "24999", 172_800)))
+    const last = await call("/api/v1/stats", { "x-api-key": other.key })
+    expect([last.status, last.headers.get("x-ratelimit-remaining")]).toEqual([200, "0"])
+    const refused = await call("/api/v1/stats", { "x-api-key": other.key })
+    expect(refused.status).toBe(429)
+    const midnight = Math.ceil((Date.now() + 1) / 86_400_000) * 86_400_000
+    expect(Math.abs(Number(refused.headers.get("retry-after")) - (midnight - Date.now()) / 1000)).toBeLessThan(5)
+    expect(await refused.json()).toMatchObject({ code: "daily_limit_reached", limit: 25_000, reset_at: new Date(midnight).toISOString().replace("Z", "+00:00") })
+    expect(refused.headers.get("x-ratelimit-reset")).toBe(String(midnight / 1000))
+    // The other account is not affected.
+    expect((await call("/api/v1/stats")).status).toBe(200)
   })
 
   it("a revoked key is refused at once on the instance that revoked it", async () => {
