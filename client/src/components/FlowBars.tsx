@@ -8,7 +8,7 @@ export const FlowBars: Component<{ tokens: ReadonlyArray<TopToken>; limit?: numb
   const rows = () => props.tokens.slice(0, props.limit ?? props.tokens.length)
   const max = () => Math.max(1, ...rows().flatMap((t) => [t.buy_volume_usd, t.sell_volume_usd]))
   return (
-    <div class="flows" role="table" aria-label="Top tokens by whale volume">
+    <div class="flows" classList={{ "flows-compact": props.limit !== undefined }} role="table" aria-label="Top tokens by whale volume">
       <div class="flow flow-head" role="row">
         <span role="columnheader">Token</span>
         <span role="columnheader" class="flow-axis"><span>◀ sell</span><span>buy ▶</span></span>
