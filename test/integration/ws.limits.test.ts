@@ -1,7 +1,7 @@
 /**
  * The hub's limits: a slow consumer is closed while the others keep receiving everything, connections per client
- * address are capped at the upgrade, oversized and too frequent client frames close the connection, and shutdown
- * closes every connection with 1001.
+ * address are capped at the upgrade, oversized and too frequent client frames close the connection, an idle client
+ * is pinged and kept while it answers, closed when it does not, and shutdown closes every connection with 1001.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { seqOfId } from "../../schema/ws"
@@ -17,7 +17,7 @@ beforeAll(async () => {
   app = await startApp({
     env: {
       WHALE_ROLES: "http", WS_POLL_MS: "20", WS_MAX_CONNECTIONS_PER_IP: String(PER_IP), WS_MAX_BACKPRESSURE_BYTES: "262144",
-      WS_MAX_PAYLOAD_BYTES: "1024", WS_MAX_MESSAGES_PER_10S: "20", WS_HISTORY: "100"
+      WS_MAX_PAYLOAD_BYTES: "1024", WS_MAX_MESSAGES_PER_10S: "20", WS_HISTORY: "100", WS_IDLE_TIMEOUT_SECONDS: "8"
     }
   })
   await createUser(app, { email: "fast@example.com" })
@@ -92,6 +92,21 @@ describe("connection limits", () => {
     for (let i = 0; i < 20; i++) s.send({ type: "ping" })
     expect((await s.closed).code).toBe(1008)
   })
+})
+
+describe("idle connections", () => {
+  it("pings an idle client: one that answers stays, one that does not is closed", async () => {
+    const answering = await openSocket(app)
+    const silent = await openSocket(app, { autoPong: false })
+    let pings = 0
+    answering.ws.on("ping", () => pings++)
+    await silent.closed
+    // Another idle period: the answering client is still there.
+    await new Promise((r) => setTimeout(r, 10_000))
+    expect(pings).toBeGreaterThanOrEqual(2)
+    expect(answering.isClosed()).toBe(false)
+    await answering.close()
+  }, 60_000)
 })
 
 describe("shutdown", () => {

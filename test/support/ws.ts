@@ -27,6 +27,8 @@ export interface TestSocket {
 
 export interface OpenOptions {
   readonly headers?: Record<string, string>
+  /** Answer the server's pings (default true, as browsers do). */
+  readonly autoPong?: boolean
   readonly protocols?: ReadonlyArray<string>
   readonly query?: string
 }
@@ -37,7 +39,7 @@ export const wsUrl = (app: TestApp, query = "") => `ws://127.0.0.1:${app.port}/w
 
 export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<TestSocket> =>
   new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(app, options.query), options.protocols ? [...options.protocols] : [], { headers: options.headers ?? {} })
+    const ws = new WebSocket(wsUrl(app, options.query), options.protocols ? [...options.protocols] : [], { headers: options.headers ?? {}, autoPong: options.autoPong ?? true })
     const frames: Array<Frame> = []
     const listeners = new Set<() => void>()
     let isClosed = false
