@@ -43,23 +43,27 @@ export const makeKvMemory = Effect.gen(function* () {
     for (const key of items.keys()) live(key, now)
   }).pipe(Effect.repeat(SWEEP_EVERY), Effect.catchAllCause(Effect.logError), Effect.forkScoped)
 
+  /** One counter step at `now` (synchronous). */
+  const increment = (key: string, ttlSeconds: number, now: number) => {
+    const k = kvKey(key)
+    const item = live(k, now)
+    if (item && !/^-?\d{1,15}$/.test(item.value)) throw new Error(`ERR value is not an integer or out of range (${key})`)
+    const next = (item ? Number(item.value) : 0) + 1
+    items.set(k, { value: String(next), expiresAt: item?.expiresAt ?? now + ttlSeconds * 1000 })
+    return next
+  }
+
   const incrWindow = Effect.fn("KvMemory.incrWindow")(function* (key: string, ttlSeconds: number) {
     positiveInteger("ttlSeconds", ttlSeconds)
-    return yield* atNow((now) => {
-      const k = kvKey(key)
-      const item = live(k, now)
-      if (item && !/^-?\d{1,15}$/.test(item.value)) throw new Error(`ERR value is not an integer or out of range (${key})`)
-      const next = (item ? Number(item.value) : 0) + 1
-      items.set(k, { value: String(next), expiresAt: item?.expiresAt ?? now + ttlSeconds * 1000 })
-      return next
-    })
+    return yield* atNow((now) => increment(key, ttlSeconds, now))
   })
 
-  const incrWindowAll = Effect.fn("KvMemory.incrWindowAll")(function* (keys: ReadonlyArray<string>, ttlSeconds: number) {
-    const values: Array<number> = []
-    for (const key of keys) values.push(yield* incrWindow(key, ttlSeconds))
-    return values
-  })
+  // Plain (no span): the data API's per-request quota count.
+  const incrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number): Effect.Effect<ReadonlyArray<number>> =>
+    Effect.suspend(() => {
+      positiveInteger("ttlSeconds", ttlSeconds)
+      return atNow((now) => keys.map((key) => increment(key, ttlSeconds, now)))
+    })
 
   const get = Effect.fn("KvMemory.get")(function* (key: string) {
     return yield* atNow((now) => Option.fromNullable(live(kvKey(key), now)?.value))
