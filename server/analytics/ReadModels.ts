@@ -1,7 +1,8 @@
 /**
  * The read models as served by the keyed data API, MCP and the console: computed by `Analytics`, kept for
- * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits, stale-while-revalidate, one computation per
- * key at a time), each with its JSON text so envelopes are built without serialising again.
+ * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits; stale-while-revalidate up to STALE_FACTOR ×
+ * that, so keyed requests never wait for a recomputation once warm; one computation per key at a time), each with
+ * its JSON text so envelopes are built without serialising again.
  */
 import { Effect } from "effect"
 import type { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../schema/http/analytics"
@@ -21,6 +22,9 @@ export interface Cached<A> {
 
 const cached = <A>(value: A): Cached<A> => ({ value, json: JSON.stringify(value) })
 
+/** A value up to this many cache periods old is still served while one refresh runs (60 s with the default 10 s). */
+const STALE_FACTOR = 6
+
 export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
   dependencies: [Analytics.Default],
   effect: Effect.gen(function* () {
@@ -29,29 +33,30 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
     const metrics = yield* Metrics
     const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
     const ttl = `${config.analytics.cacheSeconds} seconds` as const
+    const maxStale = `${config.analytics.cacheSeconds * STALE_FACTOR} seconds` as const
     const counted = <A, E, R>(view: string, effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
         computations.inc({ view, cache: "read-models" })
         return effect
       })
 
-    const stats = yield* memo({ ttl, capacity: 1, compute: (_: "stats") => counted("stats", analytics.stats().pipe(Effect.map(cached))) })
-    const index = yield* memo({ ttl, capacity: 1, compute: (_: "index") => counted("index", analytics.whaleIndex().pipe(Effect.map(cached))) })
-    const source = yield* memo({ ttl, capacity: 1, compute: (_: "source") => counted("source", analytics.source()) })
-    const windows = yield* memo({ ttl, capacity: 3, compute: (tf: Timeframe) => counted(`window_${tf}`, analytics.tokenWindow(tf)) })
-    const full = yield* memo({ ttl, capacity: 1, compute: (_: "full") => counted("positioning", analytics.positioning()) })
+    const stats = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "stats") => counted("stats", analytics.stats().pipe(Effect.map(cached))) })
+    const index = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "index") => counted("index", analytics.whaleIndex().pipe(Effect.map(cached))) })
+    const source = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "source") => counted("source", analytics.source()) })
+    const windows = yield* memo({ ttl, maxStale, capacity: 3, compute: (tf: Timeframe) => counted(`window_${tf}`, analytics.tokenWindow(tf)) })
+    const full = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "full") => counted("positioning", analytics.positioning()) })
     const positioningViews = yield* memo({
-      ttl, capacity: 8, compute: (tier: Tier) => full.get("full").pipe(Effect.map((p) => cached(positioningFor(p, tier))))
+      ttl, maxStale, capacity: 8, compute: (tier: Tier) => full.get("full").pipe(Effect.map((p) => cached(positioningFor(p, tier))))
     })
     const tops = yield* memo({
-      ttl, capacity: 512,
+      ttl, maxStale, capacity: 512,
       compute: (key: string) => {
         const [tf, limit] = key.split(":") as [Timeframe, string]
         return windows.get(tf).pipe(Effect.map((rows) => cached(topTokensOf(tf, rows, Number(limit)))))
       }
     })
     const flows = yield* memo({
-      ttl, capacity: 512,
+      ttl, maxStale, capacity: 512,
       compute: (key: string) => {
         const [tf, limit, token] = key.split("\u0000") as [Timeframe, string, string]
         return Effect.gen(function* () {

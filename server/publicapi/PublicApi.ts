@@ -1,7 +1,7 @@
 /**
  * The public, unauthenticated API (spec §4.13): no key, no quota. Each body is computed at most once per
- * PUBLIC_CACHE_SECONDS per process (`memo`: fresh hits are answered synchronously, a stale body is served while one
- * refresh runs, concurrent misses share one computation) and kept serialised. Bodies are `{data, meta}`; `meta`
+ * PUBLIC_CACHE_SECONDS per process (`memo`, strict: a body younger than that is answered synchronously, an older one
+ * is recomputed once while every caller meanwhile awaits that one computation) and kept serialised. Bodies are `{data, meta}`; `meta`
  * carries the licence (CC-BY-4.0), the attribution and where the numbers come from (`demo` flags the demo chain).
  */
 import { Effect } from "effect"
