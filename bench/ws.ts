@@ -127,7 +127,7 @@ const dir = mkdtempSync(join(tmpdir(), "whale-bench-ws-"))
 const ours = await run("uWS hub (this app)", (port) =>
   start("bench/ws-app.ts", [], {
     PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", LOG_LEVEL: "error", WHALE_ROLES: "http",
-    WS_ANON_DELAY_MS: "0", WS_MAX_CONNECTIONS_PER_IP: "1000000", WS_POLL_MS: "10", WS_MAX_BACKPRESSURE_BYTES: String(64 * 1024 * 1024), WS_HISTORY: "100"
+    WS_ANON_DELAY_MS: "0", WS_MAX_CONNECTIONS_PER_IP: "1000000", WS_POLL_MS: "100", WS_MAX_BACKPRESSURE_BYTES: String(64 * 1024 * 1024), WS_HISTORY: "100"
   }, 0))
 const theirs = await run("ws library", (port) => start("bench/ws-baseline.ts", [String(port)], {}, 0))
 
@@ -146,6 +146,9 @@ console.log(`bench:ws — ${N} clients (${IDLE} idle for memory), load average $
 console.log(row(ours))
 console.log(row(theirs))
 const [a, b] = [best(ours), best(theirs)]
-console.log(`ratio throughput at p95 ≤ ${P95_BOUND_MS} ms (uWS hub / ws): ${a && b ? `${(a.delivered / b.delivered).toFixed(2)}x` : "n/a"}   (target ≥ 2x)`)
+// When the baseline sustained no step, its most delivered in any step bounds what it could sustain.
+const ceiling = Math.max(0, ...theirs.steps.map((s) => s.delivered))
+const ratio = a && b ? `${(a.delivered / b.delivered).toFixed(2)}x` : a && ceiling > 0 ? `≥ ${(a.delivered / ceiling).toFixed(2)}x (ws sustained no step; it delivered at most ${ceiling}/s)` : "n/a"
+console.log(`ratio throughput at p95 ≤ ${P95_BOUND_MS} ms (uWS hub / ws): ${ratio}   (target ≥ 2x)`)
 console.log(`ratio CPU per delivery (ws / uWS hub): ${(cpuCost(theirs) / cpuCost(ours)).toFixed(2)}x   (the throughput a dedicated core would give)`)
 console.log(`ratio memory per idle connection (uWS hub / ws): ${(ours.bytesPerConn / theirs.bytesPerConn).toFixed(2)}   (target ≤ 0.33)`)

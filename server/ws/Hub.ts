@@ -1,9 +1,10 @@
 /**
  * The WebSocket hub at `/ws` (protocol: schema/ws.ts).
  *
- * Fan-out: one relay per source stream per process reads the bus (`tail` at start, then `rangeAfter` every
- * `pollMs`, no consumer group to leak) and publishes each entry once per audience through uWS pub/sub, so any
- * number of `http` processes each serve their own clients from the shared streams, with the same seq everywhere.
+ * Fan-out: one relay per source stream per process reads the bus (`tail` at start, then `rangeAfter` — on Redis
+ * every `pollMs`, no consumer group to leak; on the in-process bus as soon as an entry is appended) and publishes
+ * each entry once per audience through uWS pub/sub, so any number of `http` processes each serve their own clients
+ * from the shared streams, with the same seq everywhere.
  *
  * Connections: authenticated in `upgrade` (see Credentials.ts; invalid or expired credentials connect anonymously
  * and the welcome frame says so), upgraded inside `cork`, limited per client address; explicit limits on payload,
@@ -12,6 +13,7 @@
  */
 import { Duration, Effect, Runtime } from "effect"
 import uWS from "uWebSockets.js"
+import { CONSUMER } from "../../actors/runtime/Mailbox"
 import { WS_PATH, type WsUser } from "../../schema/ws"
 import { AuthGuards } from "../auth/Guards"
 import { AppConfig } from "../Config"
@@ -68,11 +70,20 @@ export const makeWsHub = Effect.gen(function* () {
 
   // ---- fan-out: one reader per source stream --------------------------------------------------------------------
   const burstBytes = Math.max(16_384, settings.maxBackpressureBytes / 4)
+  // With the in-process bus, a consumer group of this process wakes a relay as soon as an entry is appended; groups
+  // in Redis would outlive the process, so there each relay reads every `pollMs`.
+  const wakeGroup = bus.kind === "memory" ? `ws-relay:${CONSUMER}` : null
   const relayLoop = (relay: Relay) => {
     const stream = relay.source.stream
+    const waitForNews = wakeGroup === null
+      ? Effect.sleep(Duration.millis(settings.pollMs))
+      : bus.read({ stream, group: wakeGroup, consumer: "relay", count: BATCH, blockMs: settings.pollMs }).pipe(
+          Effect.flatMap((entries) => bus.ack(stream, wakeGroup, entries.map((e) => e.id)))
+        )
     let ready = false
     const step = Effect.gen(function* () {
       if (!ready) {
+        if (wakeGroup !== null) yield* bus.ensureGroup(stream, wakeGroup, "$")
         const newest = yield* bus.tail(stream, relay.capacity + 1)
         relay.init(newest, Date.now())
         ready = true
@@ -88,7 +99,7 @@ export const makeWsHub = Effect.gen(function* () {
       const now = Date.now()
       relay.tick(now)
       sessions.advanced(relay, now)
-      if (!full) yield* Effect.sleep(Duration.millis(settings.pollMs))
+      if (!full) yield* waitForNews
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logWarning(`ws relay of ${stream} failed; retrying in 1 s`, cause).pipe(Effect.zipRight(Effect.sleep(Duration.seconds(1))))
