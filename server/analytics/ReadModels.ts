@@ -1,8 +1,8 @@
 /**
  * The read models as served by the keyed data API, MCP and the console: computed by `Analytics`, kept for
- * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits; stale-while-revalidate up to STALE_FACTOR ×
- * that, so keyed requests never wait for a recomputation once warm; one computation per key at a time), each with
- * its JSON text so envelopes are built without serialising again.
+ * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits; stale-while-revalidate up to
+ * ANALYTICS_MAX_STALE_SECONDS, so keyed requests never wait for a recomputation once warm; one computation per key at
+ * a time), each with its JSON text so envelopes are built without serialising again.
  */
 import { Effect } from "effect"
 import type { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../schema/http/analytics"
@@ -22,9 +22,6 @@ export interface Cached<A> {
 
 const cached = <A>(value: A): Cached<A> => ({ value, json: JSON.stringify(value) })
 
-/** A value up to this many cache periods old is still served while one refresh runs (60 s with the default 10 s). */
-const STALE_FACTOR = 6
-
 export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
   dependencies: [Analytics.Default],
   effect: Effect.gen(function* () {
@@ -33,7 +30,7 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
     const metrics = yield* Metrics
     const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
     const ttl = `${config.analytics.cacheSeconds} seconds` as const
-    const maxStale = `${config.analytics.cacheSeconds * STALE_FACTOR} seconds` as const
+    const maxStale = `${Math.max(config.analytics.cacheSeconds, config.analytics.maxStaleSeconds)} seconds` as const
     const counted = <A, E, R>(view: string, effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
         computations.inc({ view, cache: "read-models" })

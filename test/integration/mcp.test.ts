@@ -14,9 +14,11 @@ let client: Client
 let transport: StreamableHTTPClientTransport
 
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN } })
+  app = await startApp({ env: { ...QUIET_CHAIN, ANALYTICS_CACHE_SECONDS: "1", ANALYTICS_MAX_STALE_SECONDS: "1" } })
   await trackTestWallets(app)
   await insertTx(app, windowDataset(Date.now()))
+  // Read models computed before the rows existed (the console-snapshots actor reads some at start) expire first.
+  await new Promise((r) => setTimeout(r, 1_200))
   transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))
   client = new Client({ name: "whale-test", version: "1.0.0" })
   await client.connect(transport)
