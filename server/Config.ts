@@ -151,6 +151,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       analytics: {
         /** How long computed read models are reused by the keyed API, MCP and the console (stale-while-revalidate). */
         cacheSeconds: yield* Config.integer("ANALYTICS_CACHE_SECONDS").pipe(Config.withDefault(10)),
+        /** How old a read model may be and still be served while one refresh runs (at least the cache time). */
+        maxStaleSeconds: yield* Config.integer("ANALYTICS_MAX_STALE_SECONDS").pipe(Config.withDefault(60)),
         /** Server-side cache of the public API (`Cache-Control: max-age` too). */
         publicCacheSeconds: yield* Config.integer("PUBLIC_CACHE_SECONDS").pipe(Config.withDefault(60)),
         /** The index-closer stores a day's close this long after the UTC day ends (late blocks land first). */
@@ -171,19 +173,6 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       },
       /** Sessions of the free MCP endpoint (server/mcp), kept in Redis (or in process). */
       mcpSessionTtlSeconds: yield* Config.integer("MCP_SESSION_TTL_SECONDS").pipe(Config.withDefault(86_400)),
-      /** Analytics read models (server/analytics) and the public API (server/publicapi). */
-      analytics: {
-        /** How long computed read models are reused by the keyed API, MCP and the console (stale-while-revalidate). */
-        cacheSeconds: yield* Config.integer("ANALYTICS_CACHE_SECONDS").pipe(Config.withDefault(10)),
-        /** How old a read model may be and still be served while one refresh runs (at least the cache time). */
-        maxStaleSeconds: yield* Config.integer("ANALYTICS_MAX_STALE_SECONDS").pipe(Config.withDefault(60)),
-        /** Server-side cache of the public API (`Cache-Control: max-age` too). */
-        publicCacheSeconds: yield* Config.integer("PUBLIC_CACHE_SECONDS").pipe(Config.withDefault(60)),
-        /** The index-closer stores a day's close this long after the UTC day ends (late blocks land first). */
-        indexCloseDelaySeconds: yield* Config.integer("INDEX_CLOSE_DELAY_SECONDS").pipe(Config.withDefault(120)),
-        /** How often the index-closer looks for days without a stored close (and backfills them). */
-        indexCheckSeconds: yield* Config.integer("INDEX_CHECK_SECONDS").pipe(Config.withDefault(600))
-      },
       /** Largest request body accepted, in bytes (413 above). */
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** How long shutdown waits for in-flight requests before closing connections. */
