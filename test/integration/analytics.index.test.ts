@@ -48,7 +48,11 @@ beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "whale-index-db-"))
     shared = { env: { EMBEDDED_DB_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) }
   }
-  const first = await startApp({ env: { ...QUIET_CHAIN, ...shared.env, INDEX_CHECK_SECONDS: "3600" }, ...(shared.databaseUrl ? { databaseUrl: shared.databaseUrl } : {}) })
+  // The first run's index-closer may only close days older than ten days: none of ours.
+  const first = await startApp({
+    env: { ...QUIET_CHAIN, ...shared.env, INDEX_CHECK_SECONDS: "3600", INDEX_CLOSE_DELAY_SECONDS: String(10 * 86_400) },
+    ...(shared.databaseUrl ? { databaseUrl: shared.databaseUrl } : {})
+  })
   app = first
   await trackTestWallets(app)
   await insertTx(app, DAYS)
