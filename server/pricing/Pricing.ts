@@ -10,6 +10,8 @@ export class Pricing extends Effect.Service<Pricing>()("app/Pricing", {
     const repo = yield* PricingRepo
     const cache = yield* memo({
       ttl: "5 seconds",
+      // Prices change by migration: serve the last document while one refresh runs, so hits stay synchronous.
+      maxStale: "10 minutes",
       capacity: 1,
       compute: (_: "all") =>
         repo.publicTiers.pipe(
