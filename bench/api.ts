@@ -81,10 +81,13 @@ const run = async (name: string, url: string, connections: number, depth: number
   results.push([name, await load(url, SECONDS, connections, depth, headers)])
   return results.at(-1)![1]
 }
-const oursPublic = await run("uWS app   public/stats", publicUrl, CONNECTIONS, DEPTH)
-const fastPublic = await run("Fastify   public/stats", theirPublic, CONNECTIONS, DEPTH)
-const oursKeyed = await run("uWS app   whale-index (key)", keyedUrl, KEYED_CONNECTIONS, 1, [keyHeader])
-const fastKeyed = await run("Fastify   whale-index (rate-limit)", theirKeyed, KEYED_CONNECTIONS, 1, [keyHeader])
+// BENCH_ONLY=public|keyed runs one half (for profiling one path; the ratio of the other half prints as NaN).
+const only = process.env.BENCH_ONLY
+const none: LoadResult = { requests: 0, seconds: 0, rps: Number.NaN, errors: 0, non2xx: 0, p50_ms: 0, p99_ms: 0 }
+const oursPublic = only === "keyed" ? none : await run("uWS app   public/stats", publicUrl, CONNECTIONS, DEPTH)
+const fastPublic = only === "keyed" ? none : await run("Fastify   public/stats", theirPublic, CONNECTIONS, DEPTH)
+const oursKeyed = only === "public" ? none : await run("uWS app   whale-index (key)", keyedUrl, KEYED_CONNECTIONS, 1, [keyHeader])
+const fastKeyed = only === "public" ? none : await run("Fastify   whale-index (rate-limit)", theirKeyed, KEYED_CONNECTIONS, 1, [keyHeader])
 
 await stop(fastify)
 await runtime.dispose()

@@ -61,7 +61,19 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   /** Content type when the route answers something other than JSON. */
   readonly produces?: string
   readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<unknown, AppError>
+  /** Optional hot path of a route without a body (see `FastPath`). */
+  readonly fast?: FastPath
 }
+
+/**
+ * A route's optional hot path, tried before guard → validation → handler, without building an Effect per request:
+ * it answers what it can from memory (a cached body, a cached API key). It returns `true` when it took the request
+ * and calls `respond` exactly once, now or later; `false` sends the request down the ordinary path (a cache miss, an
+ * unknown key, anything unusual), which must answer the same. `req.ip` may be read only before `respond` (the peer
+ * address is fetched from uWS on first use). Measured: the Effect pipeline costs a fiber per
+ * request and, when it suspends, an `AsyncFiberException` with a stack trace; `npm run bench:api` is the check.
+ */
+export type FastPath = (req: RequestInfo, respond: (reply: Reply) => void) => boolean
 
 /** A route with its types erased, as the table holds it. */
 export interface AnyRoute {
@@ -77,6 +89,7 @@ export interface AnyRoute {
   readonly response?: z.ZodType
   readonly produces?: string
   readonly handler: (input: HandlerInput<any, any, any, any>) => Effect.Effect<unknown | Reply, AppError>
+  readonly fast?: FastPath
 }
 
 type Empty = z.ZodType<Record<string, never>>

@@ -8,11 +8,11 @@ import { randomBytes } from "node:crypto"
 import { Cause, Context, Deferred, Duration, Effect, Exit, type Fiber, FiberId, FiberRef, Layer, LogLevel, Option, Runtime } from "effect"
 import uWS from "uWebSockets.js"
 import { AppConfig } from "../Config"
-import { Metrics } from "../ops/Metrics"
+import { type Cell, Metrics, type Series } from "../ops/Metrics"
 import { BodyTooLarge, parseBody, parseForm, readBody } from "./Body"
 import type { AppError } from "./Errors"
 import { errorReply, replyForCause } from "./Respond"
-import { Reply, statusLine } from "./Reply"
+import { headerBlock, Reply, staticHeaders, statusLine } from "./Reply"
 import type { AnyRoute, RequestInfo } from "./Route"
 import { compileRoutes } from "./Router"
 import { validate } from "./Validate"
@@ -41,10 +41,13 @@ export interface HttpServerOptions {
   readonly configure?: ReadonlyArray<(app: uWS.TemplatedApp) => void>
 }
 
-const BASE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const BASE_HEADERS = headerBlock(staticHeaders([
   ["x-content-type-options", "nosniff"],
   ["referrer-policy", "strict-origin-when-cross-origin"]
-]
+]))!
+
+const OK = statusLine(200)
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
 
 const bootId = randomBytes(3).toString("hex")
 let requestCounter = 0
@@ -86,7 +89,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const lookup = compileRoutes(options.routes)
     const requests = metrics.counter("http_requests_total", "HTTP requests by method, route template and status")
     const latency = metrics.histogram("http_request_duration_seconds", "HTTP request latency by method and route template")
-    const inflightGauge = metrics.gauge("http_requests_in_flight", "HTTP requests being handled")
+    const inflightCell = metrics.gauge("http_requests_in_flight", "HTTP requests being handled").cell()
     // The access log is one line per request: skip building it at all when the level filters it out.
     const accessLogOn = LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
 
@@ -95,18 +98,36 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const idle = yield* Deferred.make<void>()
     const cancels = new Set<() => void>()
 
+    // The samples of each (method, route, status), so counting a request is two additions, not a label lookup.
+    type Sample = { readonly count: Cell; readonly latency: Series }
+    const samples = new Map<string, Map<string, Map<number, Sample>>>()
+    const samplesOf = (anyMethod: string, route: string, status: number): Sample => {
+      // Label values stay few: route templates, known methods.
+      const method = KNOWN_METHODS.has(anyMethod) ? anyMethod : "OTHER"
+      let byMethod = samples.get(route)
+      if (byMethod === undefined) samples.set(route, (byMethod = new Map()))
+      let byStatus = byMethod.get(method)
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()))
+      let s = byStatus.get(status)
+      if (s === undefined) byStatus.set(status, (s = { count: requests.cell({ method, route, status }), latency: latency.seriesOf({ method, route }) }))
+      return s
+    }
+
     const finish = (res: uWS.HttpResponse, info: RequestInfo, template: string, started: number, reply: Reply, head: boolean, close = false) => {
       res.cork(() => {
-        res.writeStatus(statusLine(reply.status))
-        for (const [k, v] of BASE_HEADERS) res.writeHeader(k, v)
-        for (const [k, v] of reply.headers) res.writeHeader(k, v)
+        res.writeStatus(reply.status === 200 ? OK : statusLine(reply.status))
+        res.writeHeader(BASE_HEADERS[0], BASE_HEADERS[1])
+        const block = headerBlock(reply.headers)
+        if (block !== undefined) res.writeHeader(block[0], block[1])
+        else for (const [k, v] of reply.headers) res.writeHeader(k, v)
         res.writeHeader("x-request-id", info.id)
         if (head) res.endWithoutBody(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.byteLength, draining || close)
         else res.end(reply.body, draining || close)
       })
       const seconds = (performance.now() - started) / 1000
-      requests.inc({ method: info.method, route: template, status: reply.status })
-      latency.observe({ method: info.method, route: template }, seconds)
+      const sample = samplesOf(info.method, template, reply.status)
+      sample.count.value++
+      latency.record(sample.latency, seconds)
       if (accessLogOn) runSync(
         Effect.logInfo("http").pipe(
           Effect.annotateLogs({
@@ -130,34 +151,59 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       const method = req.getCaseSensitiveMethod().toUpperCase()
       const forwarded = headers.get("x-forwarded-for")
       const givenId = headers.get("x-request-id")
+      const found = lookup(method, path)
+      // The peer address costs a native call and a copy: read now unless a hot path may answer without it (then it
+      // is read when first asked for, while `res` is still valid — see `FastPath`).
+      let address: ArrayBuffer | undefined =
+        forwarded || (found.kind === "found" && found.route.fast !== undefined && !accessLogOn) ? undefined : res.getRemoteAddressAsText()
+      let ip: string | undefined
       const info: RequestInfo = {
         id: givenId && REQUEST_ID.test(givenId) ? givenId : nextRequestId(),
         method,
         path,
         query: req.getQuery() ?? "",
         headers,
-        ip: forwarded ? forwarded.split(",")[0]!.trim() : Buffer.from(res.getRemoteAddressAsText()).toString(),
+        get ip() {
+          if (ip === undefined) {
+            if (forwarded) ip = forwarded.split(",")[0]!.trim()
+            else {
+              address ??= res.getRemoteAddressAsText()
+              ip = Buffer.from(address).toString("latin1")
+            }
+          }
+          return ip
+        },
         cookie: cookieReader(headers.get("cookie"))
       }
       const head = method === "HEAD"
-      const found = lookup(method, path)
       if (found.kind !== "found") {
         const error: AppError = found.kind === "none"
           ? new NotFound({ message: `No route for ${method} ${path}` })
           : new MethodNotAllowed({ message: `Method ${method} not allowed on ${path}`, allow: found.allow })
-        return finish(res, info, found.kind === "none" ? "unmatched" : path, started, errorReply(error), head)
+        return finish(res, info, found.kind === "none" ? "unmatched" : "method_not_allowed", started, errorReply(error), head)
       }
       const route = found.route
+      // The hot path first. A reply it gives at once is written at once, without in-flight bookkeeping; one it
+      // promises for later is tracked like any pending request (`later` is set before anything can resolve it).
+      let taken = false
+      let immediate: Reply | undefined
+      let later: ((reply: Reply) => void) | undefined
+      if (route.fast !== undefined && route.bodyKind === undefined) {
+        taken = route.fast(info, (reply) => (later !== undefined ? later(reply) : (immediate ??= reply)))
+        if (immediate !== undefined) return finish(res, info, route.path, started, immediate, head)
+        if (!taken) address ??= forwarded ? undefined : res.getRemoteAddressAsText()
+      }
+
       let done = false
       let cancel: (() => void) | undefined
       inFlight++
-      inflightGauge.set({}, inFlight)
+      inflightCell.value = inFlight
       const complete = (reply: Reply, close = false) => {
         if (done) return
         done = true
         if (cancel) cancels.delete(cancel)
         inFlight--
-        inflightGauge.set({}, inFlight)
+        inflightCell.value = inFlight
         if (!aborted) finish(res, info, route.path, started, reply, head, close)
         if (draining && inFlight === 0) runSync(Deferred.succeed(idle, undefined))
       }
@@ -167,6 +213,11 @@ export const makeHttpServer = (options: HttpServerOptions) =>
         cancel?.()
         complete(Reply.empty(499))
       })
+
+      if (taken) {
+        later = complete
+        return
+      }
 
       const run = (rawBody: Buffer) => {
         const program = Effect.gen(function* () {

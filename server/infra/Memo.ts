@@ -17,6 +17,11 @@ interface Entry<A, E> {
 
 export interface Memo<K, A, E> {
   readonly get: (key: K) => Effect.Effect<A, E>
+  /**
+   * `get` without Effect, for request hot paths: the value when one may be served now (fresh, or within `maxStale`,
+   * whose refresh it starts), `undefined` when the caller must go through `get` (missing, or too old).
+   */
+  readonly peek: (key: K) => A | undefined
   readonly invalidate: (key: K) => Effect.Effect<void>
   readonly invalidateAll: Effect.Effect<void>
   /** Computations started so far (for tests and metrics). */
@@ -76,8 +81,19 @@ export const memo = <K, A, E>(options: {
         return Deferred.await(refreshing)
       })
 
+    const peek = (key: K): A | undefined => {
+      const entry = entries.get(key)
+      if (entry === undefined || entry.value === undefined) return undefined
+      const age = now() - entry.at
+      if (age < ttlMs) return entry.value
+      if (age >= maxStaleMs) return undefined
+      if (entry.inflight === undefined) start(key, entry)
+      return entry.value
+    }
+
     return {
       get,
+      peek,
       invalidate: (key: K) => Effect.sync(() => void entries.delete(key)),
       invalidateAll: Effect.sync(() => entries.clear()),
       computations: () => computations

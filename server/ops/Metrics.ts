@@ -27,37 +27,60 @@ const renderLabels = (labels: Labels) => {
 
 export interface Sample { readonly labels: Labels; readonly value: number }
 
+/** One labelled sample of a counter or gauge, kept by hot paths so a count is one addition. */
+export interface Cell { value: number }
+
 class Family {
-  readonly values = new Map<string, number>()
+  readonly values = new Map<string, Cell>()
   constructor(readonly name: string, readonly help: string, readonly type: "counter" | "gauge") {}
-  inc(labels: Labels = {}, by = 1) {
+  /** The sample of these labels (created at 0). */
+  cell(labels: Labels = {}): Cell {
     const k = labelKey(labels)
-    this.values.set(k, (this.values.get(k) ?? 0) + by)
+    let c = this.values.get(k)
+    if (c === undefined) {
+      c = { value: 0 }
+      this.values.set(k, c)
+    }
+    return c
+  }
+  inc(labels: Labels = {}, by = 1) {
+    this.cell(labels).value += by
   }
   set(labels: Labels, value: number) {
-    this.values.set(labelKey(labels), value)
+    this.cell(labels).value = value
   }
   render(out: Array<string>) {
     out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`)
-    for (const [k, v] of this.values) out.push(`${this.name}${k} ${v}`)
+    for (const [k, c] of this.values) out.push(`${this.name}${k} ${c.value}`)
   }
 }
+
+/** One labelled series of a histogram. */
+export interface Series { readonly labels: Labels; readonly counts: Array<number>; sum: number; count: number }
 
 export const DEFAULT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
 
 class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: Array<number>; sum: number; count: number }>()
+  private readonly series = new Map<string, Series>()
   constructor(readonly name: string, readonly help: string, readonly buckets: ReadonlyArray<number> = DEFAULT_BUCKETS) {}
-  observe(labels: Labels, value: number) {
+  /** The series of these labels (created empty), for `record`. */
+  seriesOf(labels: Labels): Series {
     const k = labelKey(labels)
     let s = this.series.get(k)
     if (!s) {
       s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }
       this.series.set(k, s)
     }
+    return s
+  }
+  /** Adds one observation to a series of this histogram. */
+  record(s: Series, value: number) {
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++
     s.sum += value
     s.count++
+  }
+  observe(labels: Labels, value: number) {
+    this.record(this.seriesOf(labels), value)
   }
   render(out: Array<string>) {
     out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`)

@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { z } from "zod"
 import { Positioning, PublicMeta, Stats, TopTokens, WhaleIndex } from "../../schema/http/analytics"
 import { Guard } from "../http/Guards"
-import { Reply, type Header } from "../http/Reply"
-import { route } from "../http/Route"
+import { Reply, staticHeaders, type Header } from "../http/Reply"
+import { type FastPath, route } from "../http/Route"
 import { LICENSE_URL, PublicApi, type PublicView } from "./PublicApi"
 
 const body = <T extends z.ZodType>(data: T) => z.object({ data, meta: PublicMeta })
@@ -16,10 +16,20 @@ export const PublicApiRoutes = Effect.gen(function* () {
     ["x-data-license", "CC-BY-4.0"],
     ["link", `<${LICENSE_URL}>; rel="license"`]
   ]
+  const jsonHeaders = staticHeaders([["content-type", "application/json; charset=utf-8"], ...headers])
+  const svgHeaders = staticHeaders([["content-type", "image/svg+xml; charset=utf-8"], ...headers])
+  // A cached body is answered inside the uWS callback, with no Effect run per request.
+  const fast = (view: PublicView, replyHeaders: ReadonlyArray<Header>): FastPath => (_, respond) => {
+    const body = api.peek(view)
+    if (body === undefined) return false
+    respond(new Reply(200, replyHeaders, body))
+    return true
+  }
   const json = (path: string, view: PublicView, summary: string, response: z.ZodType) =>
     route({
       method: "GET", path, summary, tags: ["public"], guard: Guard.anon, response,
-      handler: () => api.body(view).pipe(Effect.map((bytes) => Reply.rawJson(bytes, 200, headers)))
+      handler: () => api.body(view).pipe(Effect.map((bytes) => new Reply(200, jsonHeaders, bytes))),
+      fast: fast(view, jsonHeaders)
     })
   return [
     json("/api/v1/public/stats", "stats", "Tracked wallet count, 24h whale buy and sell volume, latest block (cached 60 s, CC-BY-4.0)", body(Stats)),
@@ -29,7 +39,8 @@ export const PublicApiRoutes = Effect.gen(function* () {
     route({
       method: "GET", path: "/whale-index/badge.svg", summary: "SVG badge of the current Whale Sentiment Index score", tags: ["public"],
       guard: Guard.anon, produces: "image/svg+xml",
-      handler: () => api.body("badge").pipe(Effect.map((svg) => Reply.bytes(svg, "image/svg+xml; charset=utf-8", headers)))
+      handler: () => api.body("badge").pipe(Effect.map((svg) => new Reply(200, svgHeaders, svg))),
+      fast: fast("badge", svgHeaders)
     })
   ]
 })

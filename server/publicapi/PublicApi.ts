@@ -59,6 +59,8 @@ export class PublicApi extends Effect.Service<PublicApi>()("app/PublicApi", {
     return {
       /** The serialised body of a view (JSON, or the SVG of the badge). */
       body: (view: PublicView) => cache.get(view),
+      /** The body when it can be served now without waiting (see `memo.peek`). */
+      peek: (view: PublicView) => cache.peek(view),
       cacheSeconds
     } as const
   })

@@ -5,6 +5,7 @@ import { intParam } from "../../schema/common"
 import { parseBody } from "../../server/http/Body"
 import { Guard } from "../../server/http/Guards"
 import { redactQuery } from "../../server/http/Redact"
+import { headerBlock, Reply, staticHeaders } from "../../server/http/Reply"
 import { route } from "../../server/http/Route"
 import { compileRoutes } from "../../server/http/Router"
 import { toIssues } from "../../server/http/Validate"
@@ -70,5 +71,21 @@ describe("log redaction", () => {
   it("hides secrets in query strings and keeps the rest", () => {
     expect(redactQuery("tf=24H&api_key=whk_live_secret&limit=5")).toBe("tf=24H&api_key=***&limit=5")
     expect(redactQuery("token=eyJ.abc&TOKEN=x&api%5Fkey=y")).toBe("token=***&TOKEN=***&api%5Fkey=***")
+  })
+})
+
+describe("static header blocks", () => {
+  it("joins a fixed list into one name and value that uWS writes as the same header lines", () => {
+    const list = staticHeaders([["content-type", "application/json"], ["cache-control", "public, max-age=60"], ["x-data-license", "CC-BY-4.0"]])
+    expect(headerBlock(list)).toEqual(["content-type", "application/json\r\ncache-control: public, max-age=60\r\nx-data-license: CC-BY-4.0"])
+    expect(headerBlock([["content-type", "application/json"]])).toBeUndefined()
+    expect(headerBlock(Reply.json({ a: 1 }).headers)).toEqual(["content-type", "application/json; charset=utf-8"])
+    expect(headerBlock(Reply.json({ a: 1 }, 200, [["x-a", "1"]]).headers)).toBeUndefined()
+  })
+
+  it("refuses a name or value that could split the header block", () => {
+    expect(() => staticHeaders([["x-a", "1\r\nset-cookie: a=b"]])).toThrow(/invalid static header/)
+    expect(() => staticHeaders([["x-a\n", "1"]])).toThrow(/invalid static header/)
+    expect(() => staticHeaders([["x a", "1"]])).toThrow(/invalid static header/)
   })
 })

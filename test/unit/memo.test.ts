@@ -53,3 +53,22 @@ describe("memo", () => {
     expect(await Effect.runPromise(m.get("k"))).toBe(10_000)
   })
 })
+
+describe("memo.peek", () => {
+  it("gives a fresh value without Effect, nothing for a missing or too old one, and starts the refresh of a stale one", async () => {
+    let clock = 0
+    let n = 0
+    const m = Effect.runSync(memo({ ttl: "1 second", maxStale: "10 seconds", now: () => clock, compute: () => Effect.sync(() => ++n).pipe(Effect.delay("5 millis")) }))
+    expect(m.peek("k")).toBeUndefined()
+    expect(m.computations()).toBe(0)
+    expect(await Effect.runPromise(m.get("k"))).toBe(1)
+    expect(m.peek("k")).toBe(1)
+    clock = 1_500
+    expect(m.peek("k")).toBe(1)
+    expect(m.computations()).toBe(2)
+    await new Promise((r) => setTimeout(r, 40))
+    expect(m.peek("k")).toBe(2)
+    clock = 20_000
+    expect(m.peek("k")).toBeUndefined()
+  })
+})
