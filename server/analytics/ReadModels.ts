@@ -63,14 +63,25 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
       }
     })
 
+    const topsKey = (tf: Timeframe, limit: number) => `${tf}:${limit}`
+    const flowsKey = (tf: Timeframe, limit: number, token?: string) => `${tf}\u0000${limit}\u0000${token ?? ""}`
+
     return {
+      /** The same models without Effect, for request hot paths: what may be served now, else undefined (see `memo.peek`). */
+      peek: {
+        stats: () => stats.peek("stats"),
+        whaleIndex: () => index.peek("index"),
+        source: () => source.peek("source"),
+        topTokens: (tf: Timeframe, limit: number) => tops.peek(topsKey(tf, limit)),
+        flows: (tf: Timeframe, limit: number, token?: string) => flows.peek(flowsKey(tf, limit, token)),
+        positioning: (tier: Tier) => positioningViews.peek(tier)
+      },
       stats: (): Effect.Effect<Cached<Stats>> => stats.get("stats"),
       whaleIndex: (): Effect.Effect<Cached<WhaleIndex>> => index.get("index"),
       /** `{ source, demo }` of the last 7 days of records. */
       source: () => source.get("source"),
-      topTokens: (tf: Timeframe, limit: number): Effect.Effect<Cached<TopTokens>> => tops.get(`${tf}:${limit}`),
-      flows: (tf: Timeframe, limit: number, token?: string): Effect.Effect<Cached<FlowsData>> =>
-        flows.get(`${tf}\u0000${limit}\u0000${token ?? ""}`),
+      topTokens: (tf: Timeframe, limit: number): Effect.Effect<Cached<TopTokens>> => tops.get(topsKey(tf, limit)),
+      flows: (tf: Timeframe, limit: number, token?: string): Effect.Effect<Cached<FlowsData>> => flows.get(flowsKey(tf, limit, token)),
       /** Positioning as the tier may see it (spec §4.5). */
       positioning: (tier: Tier): Effect.Effect<Cached<Positioning>> => positioningViews.get(tier)
     } as const

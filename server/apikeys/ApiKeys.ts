@@ -81,6 +81,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("app/ApiKeys", {
     const resolve = (key: string): Effect.Effect<KeyOwner | null> =>
       looksLikeKey(key) ? owners.get(hashKey(key)) : Effect.succeed(null)
 
-    return { create, list, revoke, resolve, active: repo.active } as const
+    /** `resolve` without Effect: the owner when the key's lookup is cached (null: unknown or revoked), else undefined. */
+    const peek = (key: string): KeyOwner | null | undefined => (looksLikeKey(key) ? owners.peek(hashKey(key)) : null)
+
+    return { create, list, revoke, resolve, peek, active: repo.active } as const
   })
 }) {}

@@ -2,7 +2,7 @@
  * API key format: `whk_live_` + 32 base62 characters (190 bits), recognisable by secret scanners. Only the sha256
  * of a key is stored; its first 12 characters (`whk_live_` + 3) are the prefix shown in lists and used to revoke.
  */
-import { createHash, randomBytes } from "node:crypto"
+import { hash, randomBytes } from "node:crypto"
 import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH } from "../../schema/http/apikeys"
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -20,6 +20,6 @@ const base62 = (length: number) => {
 }
 
 export const generateKey = () => `${KEY_PREFIX}${base62(32)}`
-export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
+export const hashKey = (key: string) => hash("sha256", key, "hex")
 export const prefixOf = (key: string) => key.slice(0, API_KEY_PREFIX_LENGTH)
 export const looksLikeKey = (s: string) => API_KEY_PATTERN.test(s)

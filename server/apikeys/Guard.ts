@@ -44,6 +44,16 @@ export class ApiKeyGuard extends Effect.Service<ApiKeyGuard>()("app/ApiKeyGuard"
         )
       }
     }
-    return { guard } as const
+    /**
+     * The guard's answer without Effect, for the hot path: the owner when the key is cached, valid and its owner on
+     * the whale tier; undefined for anything else (the guard then answers, 401/403 included).
+     */
+    const peek = (req: RequestInfo): KeyOwner | undefined => {
+      const key = keyOf(req)
+      if (key === undefined || key === "") return undefined
+      const owner = keys.peek(key)
+      return owner != null && tierAtLeast(owner.tier, "whale") ? owner : undefined
+    }
+    return { guard, peek } as const
   })
 }) {}

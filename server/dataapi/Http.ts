@@ -24,7 +24,7 @@ const documented = (schema: z.ZodObject) =>
 
 export const DataApiRoutes = Effect.gen(function* () {
   const api = yield* DataApi
-  const { guard } = yield* ApiKeyGuard
+  const { guard, peek: cachedOwner } = yield* ApiKeyGuard
   const models = yield* ReadModels
   const analytics = yield* Analytics
   const keys = yield* ApiKeys
@@ -32,29 +32,37 @@ export const DataApiRoutes = Effect.gen(function* () {
 
   const keyed = <S extends z.ZodObject>(
     name: string, summary: string, schema: S, data: z.ZodType,
-    produce: (query: z.output<S>, owner: KeyOwner, q: QuotaState) => Effect.Effect<Produced, AppError>
+    produce: (query: z.output<S>, owner: KeyOwner, q: QuotaState) => Effect.Effect<Produced, AppError>,
+    peek?: (query: z.output<S>, owner: KeyOwner) => Produced | undefined
   ) => {
     const path = `/api/v1/${name}`
-    const serve = api.serve(path, schema, produce)
+    const serve = api.serve(path, schema, produce, peek)
     return route({
       method: "GET", path, summary, tags: ["data-api"], guard, response: envelope(data),
       ...(schema === NoQuery ? {} : { query: documented(schema) }),
-      handler: ({ auth, req }) => serve(auth, req)
+      handler: ({ auth, req }) => serve.effect(auth, req),
+      // A key already resolved in this process skips the Effect guard; any other goes the ordinary way.
+      fast: (req, respond) => {
+        const owner = cachedOwner(req)
+        if (owner === undefined) return false
+        serve.respondTo(owner, req, Date.now(), respond)
+        return true
+      }
     })
   }
 
   return [
     keyed("whale-index", "Whale Sentiment Index: today's score, components with weights, 30-day history", NoQuery, WhaleIndex,
-      () => models.whaleIndex()),
+      () => models.whaleIndex(), () => models.peek.whaleIndex()),
     keyed("top-tokens", "Top tokens by whale volume for tf = 1H, 24H or 7D (stablecoins excluded)", TimeframeQuery, TopTokens,
-      (q) => models.topTokens(q.tf, q.limit)),
+      (q) => models.topTokens(q.tf, q.limit), (q) => models.peek.topTokens(q.tf, q.limit)),
     keyed("flows", "Per-token flows: dex_buy_usd, dex_sell_usd, exchange_withdraw_usd, exchange_deposit_usd", FlowsQuery, FlowsData,
-      (q) => models.flows(q.tf, q.limit, q.token)),
+      (q) => models.flows(q.tf, q.limit, q.token), (q) => models.peek.flows(q.tf, q.limit, q.token)),
     keyed("transactions", "Whale transactions, newest first; page with before_id → next_before_id", TransactionsQuery, TransactionsData,
       (q) => analytics.transactions(q).pipe(Effect.map((value) => ({ value })))),
     keyed("positioning", "Accumulation by asset and size cohort with divergence and top accumulators", NoQuery, Positioning,
-      (_, owner) => models.positioning(owner.tier)),
-    keyed("stats", "Tracked wallets, 24h whale buy and sell volume, latest block", NoQuery, Stats, () => models.stats()),
+      (_, owner) => models.positioning(owner.tier), (_, owner) => models.peek.positioning(owner.tier)),
+    keyed("stats", "Tracked wallets, 24h whale buy and sell volume, latest block", NoQuery, Stats, () => models.stats(), () => models.peek.stats()),
     keyed("wallets", "Search tracked wallets by address prefix or label", WalletSearchQuery, WalletSearchData,
       (q) => analytics.searchWallets(q.q, q.limit).pipe(Effect.map((wallets) => ({ value: { wallets } })))),
     keyed("usage", "The caller's requests today (all keys of the account), limit and reset time", NoQuery, UsageData,

@@ -12,7 +12,7 @@
  * waiting on a hung connection wait until the client declares it dead. Requests counted in memory are not added to
  * Redis later.
  */
-import { Clock, Effect, Exit, Schedule } from "effect"
+import { Clock, Effect, Runtime, Schedule } from "effect"
 import { AppConfig } from "../Config"
 import { Kv } from "../infra/Kv"
 import { Metrics } from "../ops/Metrics"
@@ -68,22 +68,22 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       return n
     }
 
-    const markFailing = (reason: string, now: number) =>
-      Effect.suspend(() => {
-        retryAt = now + config.api.quotaRetryMs
-        if (failing) return Effect.void
-        failing = true
-        degradedGauge.set({}, 1)
-        return Effect.logWarning(`Redis ${reason}: counting quotas in process (fail open, bounded by the limit)`)
-      })
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const markFailing = (reason: string, now: number) => {
+      retryAt = now + config.api.quotaRetryMs
+      if (failing) return
+      failing = true
+      degradedGauge.set({}, 1)
+      runFork(Effect.logWarning(`Redis ${reason}: counting quotas in process (fail open, bounded by the limit)`))
+    }
 
-    const recovered = Effect.suspend(() => {
-      if (!failing) return Effect.void
+    const recovered = () => {
+      if (!failing) return
       failing = false
       local.clear()
       degradedGauge.set({}, 0)
-      return Effect.logInfo("quota counting is back on Redis")
-    })
+      runFork(Effect.logInfo("quota counting is back on Redis"))
+    }
 
     // A hung connection (connected, silent) never answers: a watchdog probes Redis every API_QUOTA_RETRY_MS and
     // sends requests to the in-process count while a probe gets no answer within API_QUOTA_REDIS_TIMEOUT_MS. The hot
@@ -91,10 +91,13 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     yield* Clock.currentTimeMillis.pipe(
       Effect.flatMap((now) =>
         !kv.connected()
-          ? markFailing("is disconnected", now)
+          ? Effect.sync(() => markFailing("is disconnected", now))
           : kv.get("quota:probe").pipe(
             Effect.timeout(config.api.quotaRedisTimeoutMs),
-            Effect.matchCauseEffect({ onFailure: () => markFailing("did not answer a probe", now), onSuccess: () => Effect.sync(() => (retryAt = 0)) })
+            Effect.matchCauseEffect({
+              onFailure: () => Effect.sync(() => markFailing("did not answer a probe", now)),
+              onSuccess: () => Effect.sync(() => (retryAt = 0))
+            })
           )
       ),
       Effect.repeat(Schedule.spaced(config.api.quotaRetryMs)),
@@ -115,33 +118,44 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       degraded
     })
 
-    /** Counts one request of the account (and of its key); the hot path of every keyed request. */
-    const hit = (userId: number, keyId: number): Effect.Effect<QuotaState> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const start = dayStart(now)
-        if (start !== today.start) today = { start, day: dayOf(now) }
-        const day = today.day
-        const resetAtMs = start + DAY_MS
-        const accountKey = quotaKey(userId, day)
-        const keyKey = keyCountKey(keyId, day)
-        const inProcess = () => {
-          fallbacks.inc()
-          return state(now, day, resetAtMs, countLocally(accountKey), countLocally(keyKey), true)
+    /**
+     * Counts one request of the account (and of its key) at `now` and calls `done` once with the state, at once when
+     * counted in process, else when Redis answers. Plain callbacks: this is the hot path of every keyed request.
+     */
+    const count = (userId: number, keyId: number, now: number, done: (q: QuotaState) => void): void => {
+      const start = dayStart(now)
+      if (start !== today.start) today = { start, day: dayOf(now) }
+      const day = today.day
+      const resetAtMs = start + DAY_MS
+      const accountKey = quotaKey(userId, day)
+      const keyKey = keyCountKey(keyId, day)
+      const inProcess = () => {
+        fallbacks.inc()
+        done(state(now, day, resetAtMs, countLocally(accountKey), countLocally(keyKey), true))
+      }
+      if (failing && now < retryAt) return inProcess()
+      if (!kv.connected()) {
+        markFailing("is disconnected", now)
+        return inProcess()
+      }
+      const ttl = Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS
+      kv.unsafeIncrWindowAll([accountKey, keyKey], ttl, now).then(
+        ([accountCount, keyCount]) => {
+          remember(lastSeen, accountKey, accountCount!)
+          remember(lastSeen, keyKey, keyCount!)
+          recovered()
+          done(state(now, day, resetAtMs, accountCount!, keyCount!, false))
+        },
+        () => {
+          markFailing("refused a quota count", now)
+          inProcess()
         }
-        if (failing && now < retryAt) return Effect.sync(inProcess)
-        if (!kv.connected()) return Effect.map(markFailing("is disconnected", now), inProcess)
-        const ttl = Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS
-        return Effect.exit(kv.incrWindowAll([accountKey, keyKey], ttl)).pipe(
-          Effect.flatMap((exit) => {
-            if (Exit.isFailure(exit)) return Effect.map(markFailing("refused a quota count", now), inProcess)
-            const [count, keyCount] = exit.value as [number, number]
-            remember(lastSeen, accountKey, count)
-            remember(lastSeen, keyKey, keyCount)
-            const answer = state(now, day, resetAtMs, count, keyCount, false)
-            return failing ? Effect.as(recovered, answer) : Effect.succeed(answer)
-          })
-        )
-      })
+      )
+    }
+
+    /** `count` as an Effect, on the Effect clock. */
+    const hit = (userId: number, keyId: number): Effect.Effect<QuotaState> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.async<QuotaState>((resume) => count(userId, keyId, now, (q) => resume(Effect.succeed(q)))))
 
     /** Today's count of each key (without counting), for the usage endpoint. */
     const keyCounts = Effect.fn("Quota.keyCounts")(function* (keyIds: ReadonlyArray<number>) {
@@ -154,6 +168,6 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         ), { concurrency: 8 })
     })
 
-    return { hit, keyCounts, limit } as const
+    return { hit, count, keyCounts, limit } as const
   })
 }) {}

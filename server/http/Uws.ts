@@ -5,7 +5,7 @@
  * grace period (answering them with `Connection: close`), then interrupts what is left.
  */
 import { randomBytes } from "node:crypto"
-import { Cause, Context, Deferred, Duration, Effect, Exit, type Fiber, FiberId, FiberRef, Layer, LogLevel, Option, Runtime } from "effect"
+import { Context, Deferred, Duration, Effect, type Exit, FiberId, FiberRef, Layer, LogLevel, Runtime } from "effect"
 import uWS from "uWebSockets.js"
 import { AppConfig } from "../Config"
 import { type Cell, Metrics, type Series } from "../ops/Metrics"
@@ -84,7 +84,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const config = yield* AppConfig
     const metrics = yield* Metrics
     const runtime = yield* Effect.runtime<never>()
-    const runSyncExit = Runtime.runSyncExit(runtime)
+    const runFork = Runtime.runFork(runtime)
     const runSync = Runtime.runSync(runtime)
     const lookup = compileRoutes(options.routes)
     const requests = metrics.counter("http_requests_total", "HTTP requests by method, route template and status")
@@ -242,13 +242,12 @@ export const makeHttpServer = (options: HttpServerOptions) =>
           if (fault) runSync(Effect.logError("request failed", exit.cause).pipe(Effect.annotateLogs({ req: info.id, route: route.path })))
           complete(reply)
         }
-        // Run synchronously as far as it goes: a handler that needs no I/O (cache hits, validation errors) replies
-        // inside this uWS callback. Only an effect that suspends continues as a fiber, observed until it exits.
-        const first = runSyncExit(program)
-        const pending = Exit.isFailure(first) ? Option.filter(Cause.dieOption(first.cause), Runtime.isAsyncFiberException) : Option.none()
-        if (Option.isNone(pending)) return onExit(first)
-        const fiber = pending.value.fiber as Fiber.RuntimeFiber<unknown, AppError>
+        // The fiber starts at once and runs as far as it goes: a handler that needs no I/O (cache hits, validation
+        // errors) has replied inside this uWS callback when `runFork` returns. (`runSyncExit` would do the same but
+        // builds an AsyncFiberException with a stack trace for every request that suspends.)
+        const fiber = runFork(program)
         fiber.addObserver(onExit)
+        if (done) return
         cancel = () => fiber.unsafeInterruptAsFork(FiberId.none)
         cancels.add(cancel)
       }

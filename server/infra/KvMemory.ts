@@ -65,6 +65,11 @@ export const makeKvMemory = Effect.gen(function* () {
       return atNow((now) => keys.map((key) => increment(key, ttlSeconds, now)))
     })
 
+  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number, now: number): Promise<ReadonlyArray<number>> => {
+    positiveInteger("ttlSeconds", ttlSeconds)
+    return Promise.resolve(keys.map((key) => increment(key, ttlSeconds, now)))
+  }
+
   const get = Effect.fn("KvMemory.get")(function* (key: string) {
     return yield* atNow((now) => Option.fromNullable(live(kvKey(key), now)?.value))
   })
@@ -115,6 +120,7 @@ export const makeKvMemory = Effect.gen(function* () {
     kind: "memory",
     incrWindow,
     incrWindowAll,
+    unsafeIncrWindowAll,
     get,
     set,
     del,

@@ -53,6 +53,11 @@ export const makeKvRedis = Effect.gen(function* () {
       return redis.run("EVALSHA incr window", (c) => evalScript<ReadonlyArray<number>>(c, INCR_WINDOW, keys.map(kvKey), [ttl]))
     })
 
+  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number): Promise<ReadonlyArray<number>> => {
+    const ttl = positiveInteger("ttlSeconds", ttlSeconds)
+    return keys.length === 0 ? Promise.resolve([]) : evalScript<ReadonlyArray<number>>(redis.client, INCR_WINDOW, keys.map(kvKey), [ttl])
+  }
+
   const incrWindow = (key: string, ttlSeconds: number) => Effect.map(incrWindowAll([key], ttlSeconds), (values) => values[0]!)
 
   const get = Effect.fn("KvRedis.get")(function* (key: string) {
@@ -90,5 +95,5 @@ export const makeKvRedis = Effect.gen(function* () {
   })
 
   const connected = () => redis.client.isReady
-  return { kind: "redis", incrWindow, incrWindowAll, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
+  return { kind: "redis", incrWindow, incrWindowAll, unsafeIncrWindowAll, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
 })

@@ -62,6 +62,20 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.incrWindowAll([], 60)).toEqual([])
     }))
 
+  it.effect("unsafeIncrWindowAll (outside Effect) counts on the same counters, exact under concurrency", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const [a, b] = [fresh("unsafe-a"), fresh("unsafe-b")]
+      expect(yield* kv.incrWindowAll([a], 60)).toEqual([1])
+      const now = Date.now()
+      const values = yield* Effect.promise(() => Promise.all(oneTo(50).map(() => kv.unsafeIncrWindowAll([a, b], 60, now))))
+      expect(values.map(([x]) => x).sort((p, q) => p! - q!)).toEqual(oneTo(50).map((n) => n + 1))
+      expect(values.map(([, y]) => y).sort((p, q) => p! - q!)).toEqual(oneTo(50))
+      expect(yield* kv.get(a)).toEqual(Option.some("51"))
+      expect(yield* kv.ttl(b)).toBeGreaterThanOrEqual(59)
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([], 60, now))).toEqual([])
+    }))
+
   it.effect("get, set (with and without ttl), del and ttl", () =>
     Effect.gen(function* () {
       const kv = yield* Kv
