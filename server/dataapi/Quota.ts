@@ -1,7 +1,8 @@
 /**
  * The daily quota of the keyed data API (spec §5, §7, §8): API_DAILY_LIMIT requests per account per UTC day, all
- * keys together, reset at 00:00 UTC. Counted with `Kv.incrWindow` on `quota:<userId>:<YYYYMMDD>` (Redis: atomic,
- * exact across processes), expiring an hour after the day ends; each key's own count beside it.
+ * keys together, reset at 00:00 UTC. Counted with `Kv.unsafeIncrWindowAll` on `quota:<userId>:<YYYYMMDD>` (Redis:
+ * atomic, exact across processes), expiring an hour after the day ends; each key's own count beside it. The requests
+ * of one key that arrive in the same event-loop turn share one `INCRBY n` and take its n consecutive values.
  *
  * Redis unreachable — its connection is down (known at once, without a round trip), a count fails, or the watchdog's
  * probe (every API_QUOTA_RETRY_MS) gets no answer within API_QUOTA_REDIS_TIMEOUT_MS (a hung connection) — FAIL OPEN,
@@ -118,39 +119,93 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       degraded
     })
 
+    /** Requests waiting for the next round trip, grouped by their two counters. */
+    interface Batch {
+      readonly accountKey: string
+      readonly keyKey: string
+      readonly day: string
+      readonly resetAtMs: number
+      readonly ttl: number
+      readonly at: Array<number>
+      readonly done: Array<(q: QuotaState) => void>
+    }
+    let batches = new Map<string, Batch>()
+    let flushScheduled = false
+
+    const settle = (b: Batch, stateOf: (i: number) => QuotaState) => {
+      for (let i = 0; i < b.done.length; i++) {
+        try {
+          b.done[i]!(stateOf(i))
+        } catch (defect) {
+          runFork(Effect.logError("quota callback threw", defect))
+        }
+      }
+    }
+
+    const inProcess = (b: Batch) =>
+      settle(b, (i) => {
+        fallbacks.inc()
+        return state(b.at[i]!, b.day, b.resetAtMs, countLocally(b.accountKey), countLocally(b.keyKey), true)
+      })
+
+    // One INCRBY n per counter pair and event-loop turn, however many requests of that key arrived in it: the
+    // requests take the n consecutive values below the answer, in arrival order — exact across processes as one
+    // INCR each would be, for a fraction of the commands.
+    const flush = () => {
+      flushScheduled = false
+      const current = batches
+      batches = new Map()
+      for (const b of current.values()) {
+        const n = b.done.length
+        const first = b.at[0]!
+        if (failing && first < retryAt) {
+          inProcess(b)
+          continue
+        }
+        if (!kv.connected()) {
+          markFailing("is disconnected", first)
+          inProcess(b)
+          continue
+        }
+        kv.unsafeIncrWindowAll([b.accountKey, b.keyKey], b.ttl, first, n).then(
+          ([accountCount, keyCount]) => {
+            remember(lastSeen, b.accountKey, accountCount!)
+            remember(lastSeen, b.keyKey, keyCount!)
+            recovered()
+            settle(b, (i) => state(b.at[i]!, b.day, b.resetAtMs, accountCount! - n + 1 + i, keyCount! - n + 1 + i, false))
+          },
+          () => {
+            markFailing("refused a quota count", first)
+            inProcess(b)
+          }
+        )
+      }
+    }
+
     /**
-     * Counts one request of the account (and of its key) at `now` and calls `done` once with the state, at once when
-     * counted in process, else when Redis answers. Plain callbacks: this is the hot path of every keyed request.
+     * Counts one request of the account (and of its key) at `now` and calls `done` once with the state: when Redis
+     * has answered the round trip of this event-loop turn, or — counting in process — at that turn's end too. Plain
+     * callbacks: this is the hot path of every keyed request.
      */
     const count = (userId: number, keyId: number, now: number, done: (q: QuotaState) => void): void => {
       const start = dayStart(now)
       if (start !== today.start) today = { start, day: dayOf(now) }
       const day = today.day
-      const resetAtMs = start + DAY_MS
       const accountKey = quotaKey(userId, day)
       const keyKey = keyCountKey(keyId, day)
-      const inProcess = () => {
-        fallbacks.inc()
-        done(state(now, day, resetAtMs, countLocally(accountKey), countLocally(keyKey), true))
+      const id = `${accountKey} ${keyKey}`
+      let b = batches.get(id)
+      if (b === undefined) {
+        const resetAtMs = start + DAY_MS
+        b = { accountKey, keyKey, day, resetAtMs, ttl: Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS, at: [], done: [] }
+        batches.set(id, b)
       }
-      if (failing && now < retryAt) return inProcess()
-      if (!kv.connected()) {
-        markFailing("is disconnected", now)
-        return inProcess()
+      b.at.push(now)
+      b.done.push(done)
+      if (!flushScheduled) {
+        flushScheduled = true
+        setImmediate(flush)
       }
-      const ttl = Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS
-      kv.unsafeIncrWindowAll([accountKey, keyKey], ttl, now).then(
-        ([accountCount, keyCount]) => {
-          remember(lastSeen, accountKey, accountCount!)
-          remember(lastSeen, keyKey, keyCount!)
-          recovered()
-          done(state(now, day, resetAtMs, accountCount!, keyCount!, false))
-        },
-        () => {
-          markFailing("refused a quota count", now)
-          inProcess()
-        }
-      )
     }
 
     /** `count` as an Effect, on the Effect clock. */

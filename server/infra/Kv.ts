@@ -23,10 +23,11 @@ export interface KvShape {
   /** `incrWindow` of several keys in one atomic step (one round trip on Redis); the new values in key order. */
   readonly incrWindowAll: (keys: ReadonlyArray<string>, ttlSeconds: number) => Effect.Effect<ReadonlyArray<number>>
   /**
-   * `incrWindowAll` outside Effect, for request hot paths (the data API's quota): settles with the new values; a
-   * Redis fault rejects. `now` is the caller's clock (the in-memory store expires keys by it).
+   * `incrWindowAll` outside Effect, for request hot paths (the data API's quota), adding `by` (a positive integer,
+   * default 1) to each counter: settles with the new values; a Redis fault rejects. `now` is the caller's clock (the
+   * in-memory store expires keys by it).
    */
-  readonly unsafeIncrWindowAll: (keys: ReadonlyArray<string>, ttlSeconds: number, now: number) => Promise<ReadonlyArray<number>>
+  readonly unsafeIncrWindowAll: (keys: ReadonlyArray<string>, ttlSeconds: number, now: number, by?: number) => Promise<ReadonlyArray<number>>
   readonly get: (key: string) => Effect.Effect<Option.Option<string>>
   /** Sets the value; without `ttlSeconds` the key has no expiry (an earlier one is cleared, as Redis's SET does). */
   readonly set: (key: string, value: string, ttlSeconds?: number) => Effect.Effect<void>

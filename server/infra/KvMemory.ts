@@ -44,11 +44,11 @@ export const makeKvMemory = Effect.gen(function* () {
   }).pipe(Effect.repeat(SWEEP_EVERY), Effect.catchAllCause(Effect.logError), Effect.forkScoped)
 
   /** One counter step at `now` (synchronous). */
-  const increment = (key: string, ttlSeconds: number, now: number) => {
+  const increment = (key: string, ttlSeconds: number, now: number, by = 1) => {
     const k = kvKey(key)
     const item = live(k, now)
     if (item && !/^-?\d{1,15}$/.test(item.value)) throw new Error(`ERR value is not an integer or out of range (${key})`)
-    const next = (item ? Number(item.value) : 0) + 1
+    const next = (item ? Number(item.value) : 0) + by
     items.set(k, { value: String(next), expiresAt: item?.expiresAt ?? now + ttlSeconds * 1000 })
     return next
   }
@@ -65,9 +65,14 @@ export const makeKvMemory = Effect.gen(function* () {
       return atNow((now) => keys.map((key) => increment(key, ttlSeconds, now)))
     })
 
-  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number, now: number): Promise<ReadonlyArray<number>> => {
-    positiveInteger("ttlSeconds", ttlSeconds)
-    return Promise.resolve(keys.map((key) => increment(key, ttlSeconds, now)))
+  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number, now: number, by = 1): Promise<ReadonlyArray<number>> => {
+    try {
+      positiveInteger("ttlSeconds", ttlSeconds)
+      positiveInteger("by", by)
+      return Promise.resolve(keys.map((key) => increment(key, ttlSeconds, now, by)))
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   const get = Effect.fn("KvMemory.get")(function* (key: string) {

@@ -15,23 +15,21 @@ interface Script {
 }
 const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
 
-/** KEYS… counters, ARGV[1] ttl seconds → their new values (the expiry set only where there is none). */
+/** KEYS… counters, ARGV[1] ttl seconds[, ARGV[2] increment] → their new values (the expiry set only where there is none). */
 const INCR_WINDOW = script(
-  `local out = {} for i, k in ipairs(KEYS) do out[i] = redis.call('INCR', k) redis.call('EXPIRE', k, ARGV[1], 'NX') end return out`
+  `local by = tonumber(ARGV[2] or '1') local out = {} for i, k in ipairs(KEYS) do out[i] = redis.call('INCRBY', k, by) redis.call('EXPIRE', k, ARGV[1], 'NX') end return out`
 )
 /** KEYS[1] lease, ARGV[1] holder, ARGV[2] ttl ms → 1 when extended. */
 const RENEW = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
 /** KEYS[1] lease, ARGV[1] holder → 1 when deleted. */
 const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
-const evalScript = async <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
+const evalScript = <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>): Promise<A> => {
   const tail = [String(keys.length), ...keys, ...args]
-  try {
-    return await client.sendCommand<A>(["EVALSHA", s.sha, ...tail])
-  } catch (error) {
+  return client.sendCommand<A>(["EVALSHA", s.sha, ...tail]).catch((error: unknown) => {
     if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.sendCommand<A>(["EVAL", s.source, ...tail])
     throw error
-  }
+  })
 }
 
 const positiveInteger = (what: string, n: number) => {
@@ -53,9 +51,13 @@ export const makeKvRedis = Effect.gen(function* () {
       return redis.run("EVALSHA incr window", (c) => evalScript<ReadonlyArray<number>>(c, INCR_WINDOW, keys.map(kvKey), [ttl]))
     })
 
-  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number): Promise<ReadonlyArray<number>> => {
-    const ttl = positiveInteger("ttlSeconds", ttlSeconds)
-    return keys.length === 0 ? Promise.resolve([]) : evalScript<ReadonlyArray<number>>(redis.client, INCR_WINDOW, keys.map(kvKey), [ttl])
+  const unsafeIncrWindowAll = (keys: ReadonlyArray<string>, ttlSeconds: number, _now: number, by = 1): Promise<ReadonlyArray<number>> => {
+    try {
+      const args = by === 1 ? [positiveInteger("ttlSeconds", ttlSeconds)] : [positiveInteger("ttlSeconds", ttlSeconds), positiveInteger("by", by)]
+      return keys.length === 0 ? Promise.resolve([]) : evalScript<ReadonlyArray<number>>(redis.client, INCR_WINDOW, keys.map(kvKey), args)
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   const incrWindow = (key: string, ttlSeconds: number) => Effect.map(incrWindowAll([key], ttlSeconds), (values) => values[0]!)

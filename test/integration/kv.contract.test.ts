@@ -74,6 +74,9 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.get(a)).toEqual(Option.some("51"))
       expect(yield* kv.ttl(b)).toBeGreaterThanOrEqual(59)
       expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([], 60, now))).toEqual([])
+      // By more than one: the quota's one round trip for the requests of one event-loop turn.
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([a, b], 60, now, 7))).toEqual([58, 57])
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([a], 60, now, 0).then(() => "resolved", () => "rejected"))).toBe("rejected")
     }))
 
   it.effect("get, set (with and without ttl), del and ttl", () =>

@@ -81,10 +81,10 @@ const disconnected = (counts: Map<string, number>, up: { value: boolean }): KvSh
     kind: "redis",
     incrWindow: loud("incrWindow"),
     incrWindowAll: loud("incrWindowAll"),
-    unsafeIncrWindowAll: async (keys) => {
+    unsafeIncrWindowAll: async (keys, _ttl, _now, by = 1) => {
       if (!up.value) throw new Error("unsafeIncrWindowAll called while disconnected")
       return keys.map((key) => {
-        const n = (counts.get(key) ?? 0) + 1
+        const n = (counts.get(key) ?? 0) + by
         counts.set(key, n)
         return n
       })
@@ -96,6 +96,32 @@ const disconnected = (counts: Map<string, number>, up: { value: boolean }): KvSh
     connected: () => up.value
   }
 }
+
+describe("quota round trips", () => {
+  it.effect("requests of one key in the same event-loop turn share one INCRBY and take consecutive counts", () => {
+    const counts = new Map<string, number>()
+    const calls: Array<number> = []
+    const up = { value: true }
+    const store = disconnected(counts, up)
+    const counting: KvShape = { ...store, unsafeIncrWindowAll: (keys, ttl, now, by) => (calls.push(by ?? 1), store.unsafeIncrWindowAll(keys, ttl, now, by)) }
+    return Effect.gen(function* () {
+      const quota = yield* Quota
+      counts.set(quotaKey(7, "2026-06-01"), 24_995)
+      const states = yield* Effect.all(Array.from({ length: 8 }, () => quota.hit(7, 3)), { concurrency: "unbounded" })
+      expect(calls).toEqual([8])
+      expect(states.map((q) => q.count)).toEqual([24_996, 24_997, 24_998, 24_999, 25_000, 25_001, 25_002, 25_003])
+      expect(states.map((q) => q.keyCount)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(states.map((q) => q.allowed)).toEqual([true, true, true, true, true, false, false, false])
+      // Another key of the same account in the next turn: its own round trip, the account's count goes on.
+      expect(yield* quota.hit(7, 4)).toMatchObject({ count: 25_004, keyCount: 1, allowed: false })
+      expect(calls).toEqual([8, 1])
+    }).pipe(
+      Effect.provide(Quota.Default),
+      Effect.provide(Layer.merge(base, Layer.succeed(Kv, counting))),
+      (scenario) => Effect.zipRight(at("2026-06-01T12:00:00Z"), scenario)
+    )
+  })
+})
 
 describe("quota while Redis is down", () => {
   it.effect("fails open from the last count Redis gave, still refusing past the limit, and returns to Redis", () => {
