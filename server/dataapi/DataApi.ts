@@ -21,6 +21,10 @@ import { validateSync } from "../http/Validate"
 import { Quota, type QuotaState } from "./Quota"
 import { UsageEvents } from "./UsageEvents"
 
+/** `isoWithOffset`, remembered for the last millisecond asked (the requests of one turn share it). */
+let lastIso = { ms: Number.NaN, iso: "" }
+const isoAt = (ms: number) => (lastIso.ms === ms ? lastIso.iso : (lastIso = { ms, iso: isoWithOffset(ms) }).iso)
+
 type Origin = { readonly source: string; readonly demo: boolean }
 
 /** What a keyed handler produces: data already serialised, or a value to serialise. */
@@ -57,6 +61,8 @@ export class DataApi extends Effect.Service<DataApi>()("app/DataApi", {
       /** The data when it is in memory now (a cached read model), else undefined; `produce` runs then. */
       peek?: (query: z.output<S>, owner: KeyOwner) => Produced | undefined
     ): KeyedEndpoint => {
+      // The outcome of validating an absent query never changes: computed once.
+      let noQuery: ReturnType<typeof validateSync<S>> | undefined
       const failed = (cause: Cause.Cause<AppError>, req: RequestInfo): Reply => {
         const { reply, fault } = replyForCause(cause, req.id)
         if (fault) runFork(Effect.logError("keyed request failed", cause).pipe(Effect.annotateLogs({ req: req.id, route: endpoint })))
@@ -64,10 +70,7 @@ export class DataApi extends Effect.Service<DataApi>()("app/DataApi", {
       }
 
       const answer = (owner: KeyOwner, req: RequestInfo, q: QuotaState, respond: (reply: Reply) => void): void => {
-        usage.unsafeRecord({
-          userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
-          atMs: q.at, degraded: q.degraded
-        })
+        usage.unsafeRecord(owner, endpoint, q)
         const headers = rateLimitHeaders(q)
         if (!q.allowed) {
           const resetAt = isoWithOffset(q.resetAtMs)
@@ -79,11 +82,11 @@ export class DataApi extends Effect.Service<DataApi>()("app/DataApi", {
             extra: { limit: q.limit, reset_at: resetAt }
           })))
         }
-        const parsed = req.query === "" ? validateSync("query", schema, {}) : validateSync("query", schema, parseForm(req.query))
+        const parsed = req.query === "" ? (noQuery ??= validateSync("query", schema, {})) : validateSync("query", schema, parseForm(req.query))
         if (!parsed.ok) return respond(Reply.json({ detail: parsed.issues }, 422, headers))
         const envelope = (produced: Produced, origin: Origin) => {
           const data = "json" in produced ? produced.json : JSON.stringify(produced.value)
-          const meta = JSON.stringify({ tier: owner.tier, endpoint, generated_at: isoWithOffset(q.at), source: origin.source, demo: origin.demo })
+          const meta = JSON.stringify({ tier: owner.tier, endpoint, generated_at: isoAt(q.at), source: origin.source, demo: origin.demo })
           return Reply.rawJson(`{"data":${data},"meta":${meta}}`, 200, headers)
         }
         const origin = models.peek.source()

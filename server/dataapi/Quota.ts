@@ -39,8 +39,9 @@ export interface QuotaState {
 /** Kept an hour past the day's end, so processes whose clocks disagree a little still share one counter. */
 const EXPIRY_MARGIN_SECONDS = 3_600
 
-export const quotaKey = (userId: number, day: string) => `quota:${userId}:${day.replaceAll("-", "")}`
-export const keyCountKey = (keyId: number, day: string) => `quota-key:${keyId}:${day.replaceAll("-", "")}`
+const compact = (day: string) => day.replaceAll("-", "")
+export const quotaKey = (userId: number, day: string, compactDay = compact(day)) => `quota:${userId}:${compactDay}`
+export const keyCountKey = (keyId: number, day: string, compactDay = compact(day)) => `quota-key:${keyId}:${compactDay}`
 
 export class Quota extends Effect.Service<Quota>()("app/Quota", {
   scoped: Effect.gen(function* () {
@@ -55,7 +56,7 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     const local = new Map<string, number>()
     const lastSeen = new Map<string, number>()
     let retryAt = 0
-    let today = { start: -1, day: "" }
+    let today = { start: -1, day: "", compact: "" }
     let failing = false
 
     const remember = (map: Map<string, number>, key: string, n: number) => {
@@ -189,10 +190,10 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
      */
     const count = (userId: number, keyId: number, now: number, done: (q: QuotaState) => void): void => {
       const start = dayStart(now)
-      if (start !== today.start) today = { start, day: dayOf(now) }
+      if (start !== today.start) today = { start, day: dayOf(now), compact: compact(dayOf(now)) }
       const day = today.day
-      const accountKey = quotaKey(userId, day)
-      const keyKey = keyCountKey(keyId, day)
+      const accountKey = quotaKey(userId, day, today.compact)
+      const keyKey = keyCountKey(keyId, day, today.compact)
       const id = `${accountKey} ${keyKey}`
       let b = batches.get(id)
       if (b === undefined) {

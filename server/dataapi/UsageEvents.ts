@@ -15,6 +15,7 @@ import type { ApiRequestCounted } from "../../actors/quota-counter/Protocol"
 import { STREAMS } from "../../schema/streams"
 import { Bus } from "../infra/Bus"
 import { Metrics } from "../ops/Metrics"
+import type { QuotaState } from "./Quota"
 
 const MAX_PENDING = 100_000
 /** Publishes are at least this far apart (under load each carries the latest counts of every busy key). */
@@ -41,17 +42,21 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
     const dropped = (yield* Metrics).counter("api_usage_events_dropped_total", "Usage events dropped because too many keys were pending").cell()
     const boot = randomBytes(4).toString("hex")
     let seq = 0
-    let pending = new Map<string, Pending>()
+    /** By key id, then day. */
+    let pending = new Map<number, Map<string, Pending>>()
+    let size = 0
 
-    const unsafeRecord = (e: UsageEvent): void => {
-      const id = `${e.keyId}:${e.day}`
-      const p = pending.get(id)
+    const fold = (e: UsageEvent): void => {
+      const byDay = pending.get(e.keyId)
+      const p = byDay?.get(e.day)
       if (p === undefined) {
-        if (pending.size >= MAX_PENDING) {
+        if (size >= MAX_PENDING) {
           dropped.value++
           return
         }
-        pending.set(id, { ...e })
+        if (byDay === undefined) pending.set(e.keyId, new Map([[e.day, { ...e }]]))
+        else byDay.set(e.day, { ...e })
+        size++
         return
       }
       if (e.count > p.count) p.count = e.count
@@ -64,19 +69,39 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
       }
     }
 
+    /** The request path's call: the fields come from the key's owner and the quota state (no event object is made). */
+    const unsafeRecord = (owner: { readonly userId: number; readonly keyId: number }, endpoint: string, q: QuotaState): void => {
+      const p = pending.get(owner.keyId)?.get(q.day)
+      if (p === undefined) {
+        return fold({
+          userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
+          atMs: q.at, degraded: q.degraded
+        })
+      }
+      if (q.count > p.count) p.count = q.count
+      if (q.keyCount > p.keyCount) p.keyCount = q.keyCount
+      if (q.at >= p.atMs) {
+        p.atMs = q.at
+        p.endpoint = endpoint
+        p.degraded = q.degraded
+        p.limit = q.limit
+      }
+    }
+
     const publishPending = Effect.suspend(() => {
-      if (pending.size === 0) return Effect.void
-      const batch = pending
+      if (size === 0) return Effect.void
+      const batch = [...pending.values()].flatMap((byDay) => [...byDay.values()])
       pending = new Map()
+      size = 0
       const events: Array<ApiRequestCounted> = []
-      for (const { atMs, ...p } of batch.values()) {
+      for (const { atMs, ...p } of batch) {
         events.push({ _tag: "ApiRequestCounted", messageId: `${boot}-${(++seq).toString(36)}`, ...p, at: new Date(atMs).toISOString() })
       }
       return bus.publishMany(STREAMS.apiUsage, events as never).pipe(
         Effect.asVoid,
         // Not lost: folded back under what arrived meanwhile (the counts are cumulative), tried again next time.
         Effect.tapErrorCause(() => Effect.sync(() => {
-          for (const p of batch.values()) unsafeRecord(p)
+          for (const p of batch) fold(p)
         }))
       )
     })
@@ -93,10 +118,10 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
     return {
       /** Folds one counted request into its key's pending event; synchronous (the keyed request path calls it). */
       unsafeRecord,
-      /** `unsafeRecord` as an Effect; never suspends. */
-      record: (event: UsageEvent) => Effect.sync(() => unsafeRecord(event)),
-      /** Keys with an event waiting to be published. */
-      pending: () => pending.size
+      /** Folds an event in; never suspends. */
+      record: (event: UsageEvent) => Effect.sync(() => fold(event)),
+      /** Events (keys and days) waiting to be published. */
+      pending: () => size
     } as const
   })
 }) {}
