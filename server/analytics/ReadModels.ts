@@ -18,9 +18,14 @@ export interface Cached<A> {
   readonly value: A
   /** `JSON.stringify(value)`. */
   readonly json: string
+  /** `json` as UTF-8, so hot paths write it without encoding it again. */
+  readonly bytes: Buffer
 }
 
-const cached = <A>(value: A): Cached<A> => ({ value, json: JSON.stringify(value) })
+export const cached = <A>(value: A): Cached<A> => {
+  const json = JSON.stringify(value)
+  return { value, json, bytes: Buffer.from(json) }
+}
 
 export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
   dependencies: [Analytics.Default],

@@ -130,7 +130,9 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       readonly at: Array<number>
       readonly done: Array<(q: QuotaState) => void>
     }
-    let batches = new Map<string, Batch>()
+    let batches = new Map<number, Batch>()
+    /** The day of the first request of the current turn. */
+    let turnDay = -1
     let flushScheduled = false
 
     const settle = (b: Batch, stateOf: (i: number) => QuotaState) => {
@@ -192,13 +194,16 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       const start = dayStart(now)
       if (start !== today.start) today = { start, day: dayOf(now), compact: compact(dayOf(now)) }
       const day = today.day
-      const accountKey = quotaKey(userId, day, today.compact)
-      const keyKey = keyCountKey(keyId, day, today.compact)
-      const id = `${accountKey} ${keyKey}`
+      // By key (a key has one owner); a turn that spans midnight gives the new day's requests a batch of their own.
+      if (batches.size === 0) turnDay = start
+      const id = keyId * 2 + (start === turnDay ? 0 : 1)
       let b = batches.get(id)
       if (b === undefined) {
         const resetAtMs = start + DAY_MS
-        b = { accountKey, keyKey, day, resetAtMs, ttl: Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS, at: [], done: [] }
+        b = {
+          accountKey: quotaKey(userId, day, today.compact), keyKey: keyCountKey(keyId, day, today.compact), day, resetAtMs,
+          ttl: Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS, at: [], done: []
+        }
         batches.set(id, b)
       }
       b.at.push(now)

@@ -30,11 +30,16 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly headers: ReadonlyArray<Header>,
-    readonly body: string | Uint8Array
+    readonly body: string | Uint8Array,
+    /**
+     * More headers, pre-joined by a hot path into one name and a value holding the rest as `\r\nname: value` lines
+     * (written with one native call). Only for values the server makes itself (numbers), never for request data.
+     */
+    readonly block?: Header
   ) {}
 
   withHeaders(...more: ReadonlyArray<Header>): Reply {
-    return new Reply(this.status, [...this.headers, ...more], this.body)
+    return new Reply(this.status, [...this.headers, ...more], this.body, this.block)
   }
 
   static json(value: unknown, status = 200, headers: ReadonlyArray<Header> = []): Reply {

@@ -120,6 +120,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
         const block = headerBlock(reply.headers)
         if (block !== undefined) res.writeHeader(block[0], block[1])
         else for (const [k, v] of reply.headers) res.writeHeader(k, v)
+        if (reply.block !== undefined) res.writeHeader(reply.block[0], reply.block[1])
         res.writeHeader("x-request-id", info.id)
         if (head) res.endWithoutBody(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.byteLength, draining || close)
         else res.end(reply.body, draining || close)

@@ -7,7 +7,7 @@ import { z } from "zod"
 import { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../schema/http/analytics"
 import { FlowsData, WalletSearchData } from "../../schema/http/dataapi"
 import { Analytics } from "../analytics/Analytics"
-import { ReadModels, type Cached } from "../analytics/ReadModels"
+import { cached, ReadModels, type Cached } from "../analytics/ReadModels"
 
 export interface Tool {
   readonly name: string
@@ -40,7 +40,6 @@ const timeframe = Timeframe.default("24H").describe("Window: 1H, 24H (default) o
 export const makeTools = Effect.gen(function* () {
   const models = yield* ReadModels
   const analytics = yield* Analytics
-  const asCached = <A>(value: A): Cached<A> => ({ value, json: JSON.stringify(value) })
   const tools: ReadonlyArray<Tool> = [
     {
       name: "whale_index", title: "Whale Sentiment Index",
@@ -80,7 +79,7 @@ export const makeTools = Effect.gen(function* () {
       input: z.object({ query: z.string().min(1).max(100).describe("Address prefix or part of a label"), limit: limit(50, 10) }).strict(),
       output: WalletSearchData,
       run: (a: { query: string; limit: number }) =>
-        analytics.searchWallets(a.query, a.limit).pipe(Effect.map((wallets) => asCached({ wallets })))
+        analytics.searchWallets(a.query, a.limit).pipe(Effect.map((wallets) => cached({ wallets })))
     }
   ]
   return tools
