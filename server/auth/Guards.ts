@@ -80,7 +80,7 @@ export class AuthGuards extends Effect.Service<AuthGuards>()("app/AuthGuards", {
     })
 
     const fromRequest = (req: RequestInfo) => {
-      const token = sessionTokenFrom(req.headers.get("authorization"), req.cookie)
+      const token = sessionTokenFrom(req.headers.get("authorization"), (name) => req.cookie(name))
       return token === undefined
         ? Effect.fail(notAuthenticated("Not authenticated", "not_authenticated"))
         : token === ""

@@ -21,7 +21,7 @@ export interface RequestInfo {
   /** Lower-case header names. */
   readonly headers: ReadonlyMap<string, string>
   readonly ip: string
-  readonly cookie: (name: string) => string | undefined
+  cookie(name: string): string | undefined
 }
 
 export interface Guard<A> {

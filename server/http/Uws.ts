@@ -56,25 +56,83 @@ const REQUEST_ID = /^[\w.-]{1,64}$/
 
 const queryObject = (query: string) => parseForm(query)
 
-const cookieReader = (header: string | undefined) => {
-  let jar: Map<string, string> | undefined
-  return (name: string) => {
-    if (!header) return undefined
-    if (!jar) {
-      jar = new Map()
-      for (const part of header.split(";")) {
-        const i = part.indexOf("=")
-        if (i > 0) {
-          const value = part.slice(i + 1).trim()
-          try {
-            jar.set(part.slice(0, i).trim(), decodeURIComponent(value))
-          } catch {
-            jar.set(part.slice(0, i).trim(), value)
+/**
+ * The request as guards and handlers see it. `req` is valid only inside the uWS callback: headers are copied from it
+ * on first use, and `detach` copies what is left before the request goes on asynchronously. A hot path that answers
+ * later (`FastPath`) reads what it needs synchronously; the request is then detached without copying, and reading its
+ * headers afterwards is a defect that says so.
+ */
+class IncomingRequest implements RequestInfo {
+  #req: uWS.HttpRequest | undefined
+  readonly #res: uWS.HttpResponse
+  readonly #forwarded: string
+  #headers: Map<string, string> | undefined
+  #address: ArrayBuffer | undefined
+  #ip: string | undefined
+  #cookies: Map<string, string> | undefined
+
+  constructor(
+    res: uWS.HttpResponse,
+    req: uWS.HttpRequest,
+    readonly id: string,
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+    forwarded: string
+  ) {
+    this.#res = res
+    this.#req = req
+    this.#forwarded = forwarded
+  }
+
+  get headers(): ReadonlyMap<string, string> {
+    if (this.#headers === undefined) {
+      const req = this.#req
+      if (req === undefined) throw new Error("request headers read after the uWS callback returned (see FastPath)")
+      const headers = new Map<string, string>()
+      req.forEach((k, v) => headers.set(k, v))
+      this.#headers = headers
+    }
+    return this.#headers
+  }
+
+  /** The peer address (or the first `X-Forwarded-For` hop); read from uWS on first use, while `res` is valid. */
+  get ip(): string {
+    if (this.#ip === undefined) {
+      if (this.#forwarded !== "") this.#ip = this.#forwarded.split(",")[0]!.trim()
+      else this.#ip = Buffer.from(this.#address ?? this.#res.getRemoteAddressAsText()).toString("latin1")
+    }
+    return this.#ip
+  }
+
+  cookie(name: string): string | undefined {
+    if (this.#cookies === undefined) {
+      this.#cookies = new Map()
+      const header = this.headers.get("cookie")
+      if (header) {
+        for (const part of header.split(";")) {
+          const i = part.indexOf("=")
+          if (i > 0) {
+            const value = part.slice(i + 1).trim()
+            try {
+              this.#cookies.set(part.slice(0, i).trim(), decodeURIComponent(value))
+            } catch {
+              this.#cookies.set(part.slice(0, i).trim(), value)
+            }
           }
         }
       }
     }
-    return jar.get(name)
+    return this.#cookies.get(name)
+  }
+
+  /** Before going on after the uWS callback: copies the headers (and the peer address) unless `copy` is false. */
+  detach(copy: boolean) {
+    if (copy) {
+      void this.headers
+      if (this.#forwarded === "") this.#address ??= this.#res.getRemoteAddressAsText()
+    }
+    this.#req = undefined
   }
 }
 
@@ -145,37 +203,17 @@ export const makeHttpServer = (options: HttpServerOptions) =>
 
     const handle = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
       const started = performance.now()
-      const headers = new Map<string, string>()
-      req.forEach((k, v) => headers.set(k, v))
       const rawPath = req.getUrl()
       const path = rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath
       const method = req.getCaseSensitiveMethod().toUpperCase()
-      const forwarded = headers.get("x-forwarded-for")
-      const givenId = headers.get("x-request-id")
+      const givenId = req.getHeader("x-request-id")
       const found = lookup(method, path)
-      // The peer address costs a native call and a copy: read now unless a hot path may answer without it (then it
-      // is read when first asked for, while `res` is still valid — see `FastPath`).
-      let address: ArrayBuffer | undefined =
-        forwarded || (found.kind === "found" && found.route.fast !== undefined && !accessLogOn) ? undefined : res.getRemoteAddressAsText()
-      let ip: string | undefined
-      const info: RequestInfo = {
-        id: givenId && REQUEST_ID.test(givenId) ? givenId : nextRequestId(),
-        method,
-        path,
-        query: req.getQuery() ?? "",
-        headers,
-        get ip() {
-          if (ip === undefined) {
-            if (forwarded) ip = forwarded.split(",")[0]!.trim()
-            else {
-              address ??= res.getRemoteAddressAsText()
-              ip = Buffer.from(address).toString("latin1")
-            }
-          }
-          return ip
-        },
-        cookie: cookieReader(headers.get("cookie"))
-      }
+      const info = new IncomingRequest(
+        res, req, givenId !== "" && REQUEST_ID.test(givenId) ? givenId : nextRequestId(), method, path, req.getQuery() ?? "",
+        req.getHeader("x-forwarded-for")
+      )
+      // The access log reads the peer address after the reply is written: read it while `res` is valid.
+      if (accessLogOn) void info.ip
       const head = method === "HEAD"
       if (found.kind !== "found") {
         const error: AppError = found.kind === "none"
@@ -192,8 +230,9 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       if (route.fast !== undefined && route.bodyKind === undefined) {
         taken = route.fast(info, (reply) => (later !== undefined ? later(reply) : (immediate ??= reply)))
         if (immediate !== undefined) return finish(res, info, route.path, started, immediate, head)
-        if (!taken) address ??= forwarded ? undefined : res.getRemoteAddressAsText()
       }
+      // From here the request may outlive this callback.
+      info.detach(!taken)
 
       let done = false
       let cancel: (() => void) | undefined
@@ -227,7 +266,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
           const query = route.query ? yield* validate("query", route.query, queryObject(info.query)) : {}
           let body: unknown = {}
           if (route.bodyKind) {
-            const parsed = parseBody(route.bodyKind, headers.get("content-type"), rawBody)
+            const parsed = parseBody(route.bodyKind, info.headers.get("content-type"), rawBody)
             if (!parsed.ok) {
               return yield* parsed.reason === "json_invalid"
                 ? Effect.fail(new ValidationFailed({ issues: [{ type: "json_invalid", loc: ["body"], msg: parsed.message, input: null }] }))
@@ -254,7 +293,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       }
 
       if (!route.bodyKind) return run(Buffer.alloc(0))
-      const declared = headers.get("content-length")
+      const declared = info.headers.get("content-length")
       readBody(res, config.maxBodyBytes, declared ? Number(declared) : undefined).then(run, (e) =>
         e instanceof BodyTooLarge
           // Answer and close: the rest of an oversized body is not read.
