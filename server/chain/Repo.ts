@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { WhaleCategory } from "../../schema/streams.js"
+import { arrayLiteral, type ArrayElement } from "./PgArray.js"
 import type { Cohort, Label, ResolvedToken, WhaleRecord } from "./Types.js"
 
 export type RecordSource = "rpc" | "replay" | "demo" | "internal"
@@ -72,11 +73,14 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** One statement for the whole batch; duplicate keys inside the batch are dropped first. */
-    const insertRecords = <A extends object>(records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode, returning: string) => {
+    /**
+     * One statement for the whole batch; duplicate keys inside the batch are dropped first. Each column travels as
+     * one array literal (PgArray.ts) that `unnest` turns back into rows.
+     */
+    const insertStatement = (records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode) => {
       const unique = [...new Map(records.map((r) => [key(r), r])).values()]
-      if (unique.length === 0) return Effect.succeed([] as ReadonlyArray<A>)
-      const col = <T>(f: (r: WhaleRecord) => T) => unique.map(f)
+      if (unique.length === 0) return null
+      const col = (pick: (r: WhaleRecord) => ArrayElement) => arrayLiteral(unique, pick)
       const onConflict = mode === "keep-existing"
         ? sql`DO NOTHING`
         : sql`DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, ts = EXCLUDED.ts,
@@ -85,24 +89,26 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
             counter_token = EXCLUDED.counter_token, counter_symbol = EXCLUDED.counter_symbol,
             counter_amount = EXCLUDED.counter_amount, venue = EXCLUDED.venue, source = EXCLUDED.source
           WHERE whale_tx.block_hash <> EXCLUDED.block_hash`
-      return sql<A>`
+      return sql`
         INSERT INTO whale_tx (tx_hash, log_index, wallet, token, symbol, decimals, category, amount, amount_raw, usd,
           price_usd, counter_token, counter_symbol, counter_amount, venue, block_number, block_hash, ts, source)
-        SELECT * FROM unnest(${col((r) => r.txHash)}::text[], ${col((r) => r.logIndex)}::int[], ${col((r) => r.wallet)}::text[],
-          ${col((r) => r.token)}::text[], ${col((r) => r.symbol)}::text[], ${col((r) => r.decimals)}::int[],
-          ${col((r) => r.category)}::text[], ${col((r) => r.amount)}::numeric[], ${col((r) => r.amountRaw)}::numeric[],
-          ${col((r) => r.usd)}::numeric[], ${col((r) => r.priceUsd)}::numeric[], ${col((r) => r.counterToken)}::text[],
-          ${col((r) => r.counterSymbol)}::text[], ${col((r) => r.counterAmount)}::numeric[], ${col((r) => r.venue)}::text[],
-          ${col((r) => r.block)}::int8[], ${col((r) => r.blockHash)}::text[], ${col((r) => r.ts.toISOString())}::timestamptz[],
-          ${col(() => source)}::text[])
-        ON CONFLICT (tx_hash, log_index, wallet, token) ${onConflict}
-        ${sql.literal(returning)}`
+        SELECT i.*, ${source}::text FROM unnest(${col((r) => r.txHash)}::text[], ${col((r) => r.logIndex)}::int[],
+          ${col((r) => r.wallet)}::text[], ${col((r) => r.token)}::text[], ${col((r) => r.symbol)}::text[],
+          ${col((r) => r.decimals)}::int[], ${col((r) => r.category)}::text[], ${col((r) => r.amount)}::numeric[],
+          ${col((r) => r.amountRaw)}::numeric[], ${col((r) => r.usd)}::numeric[], ${col((r) => r.priceUsd)}::numeric[],
+          ${col((r) => r.counterToken)}::text[], ${col((r) => r.counterSymbol)}::text[], ${col((r) => r.counterAmount)}::numeric[],
+          ${col((r) => r.venue)}::text[], ${col((r) => r.block)}::int8[], ${col((r) => r.blockHash)}::text[],
+          ${col((r) => r.ts.toISOString())}::timestamptz[]) AS i
+        ON CONFLICT (tx_hash, log_index, wallet, token) ${onConflict}`
     }
 
     return {
       /** Stores a batch of records (bulk paths: backfill); returns how many were new. Existing rows stay. */
-      insertRecords: (records: ReadonlyArray<WhaleRecord>, source: RecordSource) =>
-        insertRecords<{ id: number }>(records, source, "keep-existing", "RETURNING id").pipe(Effect.map((rows) => rows.length), Effect.orDie),
+      insertRecords: (records: ReadonlyArray<WhaleRecord>, source: RecordSource) => {
+        const insert = insertStatement(records, source, "keep-existing")
+        return insert === null ? Effect.succeed(0) : sql<{ n: number }>`WITH written AS (${insert} RETURNING 1)
+          SELECT count(*)::int AS n FROM written`.pipe(Effect.map((rows) => rows[0]!.n), Effect.orDie)
+      },
 
       /**
        * One block, atomically: its records, its row in chain_blocks and the checkpoint. Returns the rows written
@@ -111,7 +117,8 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
       storeBlock: (checkpoint: string, block: BlockToStore, source: RecordSource) =>
         sql.withTransaction(Effect.gen(function* () {
           yield* sql`DELETE FROM whale_tx WHERE block_number = ${block.number} AND block_hash <> ${block.hash}`
-          const written = yield* insertRecords<StoredTx>(block.records, source, "authoritative", RETURNING)
+          const insert = insertStatement(block.records, source, "authoritative")
+          const written = insert === null ? [] : yield* sql<StoredTx>`${insert} ${sql.literal(RETURNING)}`
           yield* sql`
             INSERT INTO chain_blocks (number, hash, parent_hash, ts, records, eth_usd, eth_usd_block, published_at)
             VALUES (${block.number}, ${block.hash}, ${block.parentHash}, ${new Date(block.timestamp * 1000)},

@@ -2,10 +2,14 @@
  * The roll-ups stay exact through everything the block listener does to whale_tx: batched inserts, reorg rollbacks
  * (deletes), records moved to another block hash (INSERT … ON CONFLICT DO UPDATE), truncation. After each step the
  * hourly and daily roll-ups equal an aggregate over whale_tx itself (computed here, as a request never would).
+ * The backfill's batched path (ChainRepo.insertRecords) stores odd text exactly and counts only the rows it wrote.
  */
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ChainRepo } from "../../server/chain/Repo"
+import type { WhaleRecord } from "../../server/chain/Types"
 import { startApp, type TestApp } from "../support/harness"
-import { HOUR, insertTx, QUIET_CHAIN, W } from "../support/whales"
+import { HOUR, insertTx, QUIET_CHAIN, TOKENS, W } from "../support/whales"
 
 let app: TestApp
 beforeAll(async () => {
@@ -95,5 +99,35 @@ describe("roll-ups", () => {
     await app.query("TRUNCATE whale_tx")
     expect(await expectExact()).toBe(0)
     expect(await app.query("SELECT * FROM whale_flow_daily")).toEqual([])
+  })
+})
+
+describe("batched inserts (ChainRepo.insertRecords)", () => {
+  const insertRecords = (records: ReadonlyArray<WhaleRecord>) =>
+    app.runtime.runPromise(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "replay")).pipe(Effect.provide(ChainRepo.Default)))
+  const t0 = Math.floor(Date.now() / HOUR) * HOUR - 5 * HOUR
+  const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`
+  const record = (i: number, overrides: Partial<WhaleRecord> = {}): WhaleRecord => ({
+    txHash: hash(0xbead0000 + i), logIndex: i, block: 18_000_000 + i, blockHash: hash(18_000_000 + i), ts: new Date(t0 + i * 17 * 60_000),
+    wallet: [W.W1, W.W2][i % 2]!, token: TOKENS.UNI, symbol: "UNI", decimals: 18, category: i % 3 === 0 ? "dex_sell" : "dex_buy",
+    amount: "1.25", amountRaw: "1250000000000000000", usd: i % 4 === 0 ? null : 100.5 + i, priceUsd: 80.4, counterToken: TOKENS.USDC,
+    counterSymbol: "USDC", counterAmount: "100.5", venue: "Uniswap", ...overrides
+  })
+
+  it("store odd text exactly, skip what is already stored, and the roll-ups count only the rows written", async () => {
+    const odd = ['say "hi"', "back\\slash", "a,b {c}", "NULL", "", "ünï ☃"]
+    const first = odd.map((symbol, i) => record(i, { symbol, venue: symbol === "" ? null : `${symbol} venue` }))
+    expect(await insertRecords([...first, first[0]!])).toBe(first.length)
+    const stored = await app.query<{ symbol: string; venue: string | null }>(
+      "SELECT symbol, venue FROM whale_tx WHERE source = 'replay' ORDER BY log_index")
+    expect(stored).toEqual(first.map((r) => ({ symbol: r.symbol, venue: r.venue })))
+    await expectExact()
+
+    // Half already stored (a backfill run again over an overlapping range): only the others are new and counted.
+    const second = [...first.slice(3), ...Array.from({ length: 5 }, (_, k) => record(odd.length + k))]
+    expect(await insertRecords(second)).toBe(5)
+    expect(await insertRecords(second)).toBe(0)
+    expect(await app.query("SELECT count(*)::int AS n FROM whale_tx WHERE source = 'replay'")).toEqual([{ n: odd.length + 5 }])
+    await expectExact()
   })
 })
