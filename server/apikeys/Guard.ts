@@ -12,7 +12,7 @@ import { ApiKeys, type KeyOwner } from "./ApiKeys"
 export const API_KEY_HEADER = "x-api-key"
 
 const keyOf = (req: RequestInfo): string | undefined => {
-  const header = req.headers.get(API_KEY_HEADER)
+  const header = req.header(API_KEY_HEADER)
   if (header !== undefined) return header.trim()
   if (!req.query.includes("api_key=")) return undefined
   return new URLSearchParams(req.query).get("api_key") ?? undefined

@@ -20,6 +20,8 @@ export interface RequestInfo {
   readonly query: string
   /** Lower-case header names. */
   readonly headers: ReadonlyMap<string, string>
+  /** One header (lower-case name) without copying the others; undefined when absent. */
+  header(name: string): string | undefined
   readonly ip: string
   cookie(name: string): string | undefined
 }

@@ -96,6 +96,13 @@ class IncomingRequest implements RequestInfo {
     return this.#headers
   }
 
+  header(name: string): string | undefined {
+    if (this.#headers !== undefined || this.#req === undefined) return this.headers.get(name)
+    const value = this.#req.getHeader(name)
+    // uWS answers "" for an absent header; an empty one present is rare enough to look up properly.
+    return value !== "" ? value : this.headers.get(name)
+  }
+
   /** The peer address (or the first `X-Forwarded-For` hop); read from uWS on first use, while `res` is valid. */
   get ip(): string {
     if (this.#ip === undefined) {

@@ -40,6 +40,7 @@ const idOf = async (email: string) => (await app.query<{ id: number }>("SELECT i
 const request = (headers: Record<string, string>): RequestInfo => ({
   id: "test", method: "GET", path: "/x", query: "", ip: "127.0.0.1",
   headers: new Map(Object.entries(headers)),
+  header: (name) => headers[name],
   cookie: (name) => cookieValue(headers.cookie, name)
 })
 
