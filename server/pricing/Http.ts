@@ -1,9 +1,11 @@
 import { Effect } from "effect"
 import { PricingResponse } from "../../schema/http/pricing"
 import { Guard } from "../http/Guards"
-import { Reply } from "../http/Reply"
+import { Reply, staticHeaders } from "../http/Reply"
 import { route } from "../http/Route"
 import { Pricing } from "./Pricing"
+
+const HEADERS = staticHeaders([["content-type", "application/json; charset=utf-8"], ["cache-control", "public, max-age=60"]])
 
 export const PricingRoutes = Effect.gen(function* () {
   const pricing = yield* Pricing
@@ -15,8 +17,13 @@ export const PricingRoutes = Effect.gen(function* () {
       tags: ["billing"],
       guard: Guard.anon,
       response: PricingResponse,
-      handler: () =>
-        pricing.current().pipe(Effect.map(({ json }) => Reply.rawJson(json, 200, [["cache-control", "public, max-age=60"]])))
+      handler: () => pricing.current().pipe(Effect.map(({ bytes }) => new Reply(200, HEADERS, bytes))),
+      fast: (_, respond) => {
+        const current = pricing.peek()
+        if (current === undefined) return false
+        respond(new Reply(200, HEADERS, current.bytes))
+        return true
+      }
     })
   ]
 })

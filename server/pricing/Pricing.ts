@@ -17,13 +17,16 @@ export class Pricing extends Effect.Service<Pricing>()("app/Pricing", {
         repo.publicTiers.pipe(
           Effect.map((tiers) => {
             const body: PricingResponse = { currency: "USD", tiers: [...tiers] }
-            return { body, json: JSON.stringify(body) }
+            const json = JSON.stringify(body)
+            return { body, json, bytes: Buffer.from(json) }
           })
         )
     })
     return {
-      /** The pricing document and its serialised JSON (served as-is). */
-      current: () => cache.get("all")
+      /** The pricing document, its serialised JSON and that as UTF-8 (served as-is). */
+      current: () => cache.get("all"),
+      /** The same without Effect when it can be served now (see `memo.peek`). */
+      peek: () => cache.peek("all")
     } as const
   })
 }) {}
