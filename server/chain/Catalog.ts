@@ -84,19 +84,21 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
 
     const open = Effect.fn("ChainCatalog.open")(function* (options: SessionOptions = {}) {
       const preview = options.readOnly === true
+      // The signature before the wallets: a change committed between the two reads then differs from it at the
+      // next refresh and is loaded (read after, it would already include the change the stored list missed).
+      const initialSignature = preview ? null : yield* repo.walletsSignature
       const { tokens: known, labels, wallets: stored } = yield* reference(preview)
       const extra = new Map((options.extraWallets ?? []).map((w) => [w.address, w.label]))
       const tokens = new TokenCache(known)
       let prices = new PriceBook(tokens.lookup)
       let wallets = new Map<string, string>()
       let walletSet: ReadonlySet<string> = new Set()
-      let signature: string | null = null
+      let signature: string | null = initialSignature
       const setWallets = (rows: ReadonlyArray<{ address: string; label: string }>) => {
         wallets = new Map([...extra, ...rows.map((w) => [w.address, w.label] as const)])
         walletSet = new Set(wallets.keys())
       }
       setWallets(stored)
-      if (!preview) signature = yield* repo.walletsSignature
       const lookup = labelLookup(labels)
 
       const session: IngestSession = {
