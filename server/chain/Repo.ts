@@ -74,11 +74,12 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * One statement for the whole batch; duplicate keys inside the batch are dropped first. Each column travels as
-     * one array literal (PgArray.ts) that `unnest` turns back into rows.
+     * One statement for the whole batch. Each column travels as one array literal (PgArray.ts) that `unnest` turns
+     * back into rows. A key twice in the batch: DO NOTHING keeps the first on its own; DO UPDATE may not touch a
+     * row twice in one statement, so there the batch is reduced to the last record of each key first.
      */
     const insertStatement = (records: ReadonlyArray<WhaleRecord>, source: RecordSource, mode: InsertMode) => {
-      const unique = [...new Map(records.map((r) => [key(r), r])).values()]
+      const unique = mode === "keep-existing" ? records : [...new Map(records.map((r) => [key(r), r])).values()]
       if (unique.length === 0) return null
       const col = (pick: (r: WhaleRecord) => ArrayElement) => arrayLiteral(unique, pick)
       const onConflict = mode === "keep-existing"
@@ -173,11 +174,13 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
         sql<{ number: number; hash: string }>`
           SELECT number, hash FROM chain_blocks WHERE published_at IS NULL ORDER BY number LIMIT ${limit}`.pipe(Effect.orDie),
 
+      /** The records of a block in chain_blocks (found through its number: whale_tx has no index on block_hash). */
       recordsOfBlock: (hash: string) =>
         sql<StoredTx>`
           SELECT id, tx_hash, log_index, block_number, ts, wallet, token, symbol, category, amount::text AS amount, usd,
             price_usd, counter_token, counter_symbol, venue, source
-          FROM whale_tx WHERE block_hash = ${hash} ORDER BY log_index, wallet, token`.pipe(Effect.orDie),
+          FROM whale_tx WHERE block_number = (SELECT number FROM chain_blocks WHERE hash = ${hash} LIMIT 1) AND block_hash = ${hash}
+          ORDER BY log_index, wallet, token`.pipe(Effect.orDie),
 
       // ---- reference data -------------------------------------------------------------------------------------
 
