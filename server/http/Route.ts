@@ -71,8 +71,9 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
  * A route's optional hot path, tried before guard → validation → handler, without building an Effect per request:
  * it answers what it can from memory (a cached body, a cached API key). It returns `true` when it took the request
  * and calls `respond` exactly once, now or later; `false` sends the request down the ordinary path (a cache miss, an
- * unknown key, anything unusual), which must answer the same. `req.ip` may be read only before `respond` (the peer
- * address is fetched from uWS on first use). Measured: the Effect pipeline costs a fiber per
+ * unknown key, anything unusual), which must answer the same. Whatever it needs of the request it reads before it
+ * returns (headers and the peer address come from uWS on first use, and uWS's request is gone after the callback;
+ * `header(name)` reads one header without copying the others). Measured: the Effect pipeline costs a fiber per
  * request and, when it suspends, an `AsyncFiberException` with a stack trace; `npm run bench:api` is the check.
  */
 export type FastPath = (req: RequestInfo, respond: (reply: Reply) => void) => boolean
