@@ -47,6 +47,7 @@ const BASE_HEADERS = headerBlock(staticHeaders([
 ]))!
 
 const OK = statusLine(200)
+const NOOP = () => {}
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
 
 const bootId = randomBytes(3).toString("hex")
@@ -179,6 +180,9 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     }
 
     const finish = (res: uWS.HttpResponse, info: RequestInfo, template: string, started: number, reply: Reply, head: boolean, close = false) => {
+      // uWS does not count `endWithoutBody` as a response: a HEAD answered inside its callback would abort the process
+      // ("returning from a request handler without responding") unless an abort handler is attached.
+      if (head) res.onAborted(NOOP)
       res.cork(() => {
         res.writeStatus(reply.status === 200 ? OK : statusLine(reply.status))
         res.writeHeader(BASE_HEADERS[0], BASE_HEADERS[1])

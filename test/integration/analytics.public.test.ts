@@ -48,6 +48,20 @@ describe("public stats", () => {
     expect(body.meta.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/)
   })
 
+  it("answers the same through the hot path (a cache hit) as through the ordinary path (the first call of a view)", async () => {
+    const headersOf = (res: Response) =>
+      [...res.headers.entries()].filter(([k]) => k !== "x-request-id" && k !== "date" && k !== "content-length").sort()
+    const cold = await get("/api/v1/public/top-tokens") // computed: guard → handler → memo
+    const warm = await get("/api/v1/public/top-tokens") // cached: FastPath
+    expect(warm.status).toBe(cold.status)
+    expect(headersOf(warm)).toEqual(headersOf(cold))
+    expect(headersOf(warm)).toContainEqual(["x-content-type-options", "nosniff"])
+    expect(await warm.text()).toBe(await cold.text())
+    const head = await fetch(app.url + "/api/v1/public/top-tokens", { method: "HEAD" })
+    expect(head.status).toBe(200)
+    expect(head.headers.get("x-data-license")).toBe("CC-BY-4.0")
+  })
+
   it("serves a second call within 60 s from cache even after the data changed", async () => {
     const first = await (await get("/api/v1/public/stats")).text()
     await insertTx(app, [{ wallet: W.W1, token: "UNI", category: "dex_buy", usd: 12_345, at: Date.now() - 60_000 }])
