@@ -35,8 +35,9 @@ const MID = Buffer.from(',"meta":')
 const JSON_ONLY = staticHeaders([["content-type", "application/json; charset=utf-8"]])
 
 /** The same three headers as one pre-joined block (`Reply.block`): integers only, built per request. */
-const rateLimitBlock = (q: QuotaState): Header => [
-  "x-ratelimit-limit",
+const RATE_LIMIT_LIMIT = Buffer.from("x-ratelimit-limit")
+const rateLimitBlock = (q: QuotaState): readonly [Uint8Array, string] => [
+  RATE_LIMIT_LIMIT,
   `${q.limit}\r\nx-ratelimit-remaining: ${q.remaining}\r\nx-ratelimit-reset: ${Math.floor(q.resetAtMs / 1000)}`
 ]
 

@@ -12,7 +12,7 @@ import { type Cell, Metrics, type Series } from "../ops/Metrics"
 import { BodyTooLarge, parseBody, parseForm, readBody } from "./Body"
 import type { AppError } from "./Errors"
 import { errorReply, replyForCause } from "./Respond"
-import { headerBlock, Reply, staticHeaders, statusLine } from "./Reply"
+import { headerBlockBytes, Reply, staticHeaders, statusLine } from "./Reply"
 import type { AnyRoute, RequestInfo } from "./Route"
 import { compileRoutes } from "./Router"
 import { validate } from "./Validate"
@@ -41,12 +41,24 @@ export interface HttpServerOptions {
   readonly configure?: ReadonlyArray<(app: uWS.TemplatedApp) => void>
 }
 
-const BASE_HEADERS = headerBlock(staticHeaders([
+const BASE_HEADERS = headerBlockBytes(staticHeaders([
   ["x-content-type-options", "nosniff"],
   ["referrer-policy", "strict-origin-when-cross-origin"]
 ]))!
+// Constant names and lines as bytes: uWS converts a string argument to UTF-8 (with a malloc) on every call.
+const REQUEST_ID_HEADER = Buffer.from("x-request-id")
+const FORWARDED_FOR = Buffer.from("x-forwarded-for")
+const encodedNames = new Map<string, Buffer>()
+const encodedName = (name: string) => {
+  let bytes = encodedNames.get(name)
+  if (bytes === undefined) {
+    bytes = Buffer.from(name)
+    if (encodedNames.size < 256) encodedNames.set(name, bytes)
+  }
+  return bytes
+}
 
-const OK = statusLine(200)
+const OK = Buffer.from(statusLine(200))
 const NOOP = () => {}
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
 
@@ -99,7 +111,7 @@ class IncomingRequest implements RequestInfo {
 
   header(name: string): string | undefined {
     if (this.#headers !== undefined || this.#req === undefined) return this.headers.get(name)
-    const value = this.#req.getHeader(name)
+    const value = this.#req.getHeader(encodedName(name))
     // uWS answers "" for an absent header; an empty one present is rare enough to look up properly.
     return value !== "" ? value : this.headers.get(name)
   }
@@ -186,11 +198,11 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       res.cork(() => {
         res.writeStatus(reply.status === 200 ? OK : statusLine(reply.status))
         res.writeHeader(BASE_HEADERS[0], BASE_HEADERS[1])
-        const block = headerBlock(reply.headers)
+        const block = headerBlockBytes(reply.headers)
         if (block !== undefined) res.writeHeader(block[0], block[1])
         else for (const [k, v] of reply.headers) res.writeHeader(k, v)
         if (reply.block !== undefined) res.writeHeader(reply.block[0], reply.block[1])
-        res.writeHeader("x-request-id", info.id)
+        res.writeHeader(REQUEST_ID_HEADER, info.id)
         if (head) res.endWithoutBody(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.byteLength, draining || close)
         else res.end(reply.body, draining || close)
       })
@@ -217,11 +229,11 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       const rawPath = req.getUrl()
       const path = rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath
       const method = req.getCaseSensitiveMethod().toUpperCase()
-      const givenId = req.getHeader("x-request-id")
+      const givenId = req.getHeader(REQUEST_ID_HEADER)
       const found = lookup(method, path)
       const info = new IncomingRequest(
         res, req, givenId !== "" && REQUEST_ID.test(givenId) ? givenId : nextRequestId(), method, path, req.getQuery() ?? "",
-        req.getHeader("x-forwarded-for")
+        req.getHeader(FORWARDED_FOR)
       )
       // The access log reads the peer address after the reply is written: read it while `res` is valid.
       if (accessLogOn) void info.ip
