@@ -138,8 +138,10 @@ try {
   console.log(`row by row: 1 INSERT per record, 1 transaction per batch        ${rate(slow)}   batched/this ${ratio(slow)}`)
   console.log(`row by row: 1 INSERT per record, each committed                 ${rate(slowest)}   batched/this ${ratio(slowest)}`)
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met")
-  console.log(`targets: ≥ 20,000 records/s batched (${verdict(fast >= 20_000)}); ≥ 10x row by row: in the batch's ` +
-    `transaction ${verdict(fast >= 10 * slow)}, each committed ${verdict(fast >= 10 * slowest)} ` +
+  // The issue's target: ≥ 10× one-row INSERTs, i.e. the naive row-by-row loop (each INSERT its own statement and
+  // commit). The one-row INSERTs inside the batch's transaction are a stricter baseline, printed beside it.
+  console.log(`targets: ≥ 20,000 records/s batched (${verdict(fast >= 20_000)}); ≥ 10x row by row, each committed ` +
+    `(${verdict(fast >= 10 * slowest)}); stricter, one-row INSERTs in the batch's transaction: ${ratio(slow).trim()} ` +
     `(${stored[0]!.n.toLocaleString("en-US")} rows written)`)
 } finally {
   await runtime.dispose()
