@@ -15,7 +15,7 @@ import type { KeyOwner } from "../apikeys/ApiKeys"
 import { parseForm } from "../http/Body"
 import { type AppError, TooManyRequests } from "../http/Errors"
 import { errorReply, replyForCause } from "../http/Respond"
-import { Reply, staticHeaders, type Header } from "../http/Reply"
+import { JSON_ONLY, Reply, type Header } from "../http/Reply"
 import type { RequestInfo } from "../http/Route"
 import { validateSync } from "../http/Validate"
 import { Quota, type QuotaState } from "./Quota"
@@ -32,7 +32,6 @@ export type Produced = { readonly json: string; readonly bytes?: Uint8Array } | 
 
 const HEAD = Buffer.from('{"data":')
 const MID = Buffer.from(',"meta":')
-const JSON_ONLY = staticHeaders([["content-type", "application/json; charset=utf-8"]])
 
 /** The same three headers as one pre-joined block (`Reply.block`): integers only, built per request. */
 const RATE_LIMIT_LIMIT = Buffer.from("x-ratelimit-limit")

@@ -22,7 +22,7 @@ const MAX_PENDING = 100_000
 const FLUSH_EVERY = Duration.millis(50)
 const DRAIN_TIMEOUT = Duration.seconds(3)
 
-export type UsageEvent = Omit<ApiRequestCounted, "_tag" | "messageId" | "at"> & { readonly atMs: number }
+type UsageEvent = Omit<ApiRequestCounted, "_tag" | "messageId" | "at"> & { readonly atMs: number }
 
 interface Pending {
   userId: number
@@ -46,46 +46,39 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
     let pending = new Map<number, Map<string, Pending>>()
     let size = 0
 
+    /** Raises a pending event to a later request's counts (the highest count and the latest time win). */
+    const raise = (p: Pending, count: number, keyCount: number, atMs: number, endpoint: string, limit: number, degraded: boolean) => {
+      if (count > p.count) p.count = count
+      if (keyCount > p.keyCount) p.keyCount = keyCount
+      if (atMs >= p.atMs) {
+        p.atMs = atMs
+        p.endpoint = endpoint
+        p.degraded = degraded
+        p.limit = limit
+      }
+    }
+
     const fold = (e: UsageEvent): void => {
       const byDay = pending.get(e.keyId)
       const p = byDay?.get(e.day)
-      if (p === undefined) {
-        if (size >= MAX_PENDING) {
-          dropped.value++
-          return
-        }
-        if (byDay === undefined) pending.set(e.keyId, new Map([[e.day, { ...e }]]))
-        else byDay.set(e.day, { ...e })
-        size++
+      if (p !== undefined) return raise(p, e.count, e.keyCount, e.atMs, e.endpoint, e.limit, e.degraded)
+      if (size >= MAX_PENDING) {
+        dropped.value++
         return
       }
-      if (e.count > p.count) p.count = e.count
-      if (e.keyCount > p.keyCount) p.keyCount = e.keyCount
-      if (e.atMs >= p.atMs) {
-        p.atMs = e.atMs
-        p.endpoint = e.endpoint
-        p.degraded = e.degraded
-        p.limit = e.limit
-      }
+      if (byDay === undefined) pending.set(e.keyId, new Map([[e.day, { ...e }]]))
+      else byDay.set(e.day, { ...e })
+      size++
     }
 
     /** The request path's call: the fields come from the key's owner and the quota state (no event object is made). */
     const unsafeRecord = (owner: { readonly userId: number; readonly keyId: number }, endpoint: string, q: QuotaState): void => {
       const p = pending.get(owner.keyId)?.get(q.day)
-      if (p === undefined) {
-        return fold({
-          userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
-          atMs: q.at, degraded: q.degraded
-        })
-      }
-      if (q.count > p.count) p.count = q.count
-      if (q.keyCount > p.keyCount) p.keyCount = q.keyCount
-      if (q.at >= p.atMs) {
-        p.atMs = q.at
-        p.endpoint = endpoint
-        p.degraded = q.degraded
-        p.limit = q.limit
-      }
+      if (p !== undefined) return raise(p, q.count, q.keyCount, q.at, endpoint, q.limit, q.degraded)
+      fold({
+        userId: owner.userId, keyId: owner.keyId, day: q.day, endpoint, count: q.count, keyCount: q.keyCount, limit: q.limit,
+        atMs: q.at, degraded: q.degraded
+      })
     }
 
     const publishPending = Effect.suspend(() => {
@@ -117,11 +110,7 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
 
     return {
       /** Folds one counted request into its key's pending event; synchronous (the keyed request path calls it). */
-      unsafeRecord,
-      /** Folds an event in; never suspends. */
-      record: (event: UsageEvent) => Effect.sync(() => fold(event)),
-      /** Events (keys and days) waiting to be published. */
-      pending: () => size
+      unsafeRecord
     } as const
   })
 }) {}

@@ -32,7 +32,8 @@ export const headerBlock = (headers: ReadonlyArray<Header>): Header | undefined 
 /** The same block as UTF-8, as the server writes it. */
 export const headerBlockBytes = (headers: ReadonlyArray<Header>): EncodedHeader | undefined => blocks.get(headers)?.bytes
 
-const JSON_ONLY = staticHeaders([["content-type", "application/json; charset=utf-8"]])
+/** `content-type: application/json; charset=utf-8` as a static list (one pre-joined block). */
+export const JSON_ONLY = staticHeaders([["content-type", "application/json; charset=utf-8"]])
 const HTML_ONLY = staticHeaders([["content-type", "text/html; charset=utf-8"]])
 
 export class Reply {

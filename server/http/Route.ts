@@ -6,7 +6,7 @@
 import type { Effect } from "effect"
 import type { z } from "zod"
 import type { AppError } from "./Errors"
-import type { Reply } from "./Reply"
+import { type Header, Reply } from "./Reply"
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
 
@@ -77,6 +77,14 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
  * request and, when it suspends, an `AsyncFiberException` with a stack trace; `npm run bench:api` is the check.
  */
 export type FastPath = (req: RequestInfo, respond: (reply: Reply) => void) => boolean
+
+/** The hot path of a body kept in memory: `peek` gives it when it may be served now (see `memo.peek`). */
+export const fromMemory = (peek: () => Uint8Array | undefined, headers: ReadonlyArray<Header>): FastPath => (_, respond) => {
+  const body = peek()
+  if (body === undefined) return false
+  respond(new Reply(200, headers, body))
+  return true
+}
 
 /** A route with its types erased, as the table holds it. */
 export interface AnyRoute {

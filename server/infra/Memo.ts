@@ -66,21 +66,7 @@ export const memo = <K, A, E>(options: {
       return done
     }
 
-    const get = (key: K): Effect.Effect<A, E> =>
-      Effect.suspend(() => {
-        let entry = entries.get(key)
-        if (!entry) {
-          if (entries.size >= capacity) entries.delete(entries.keys().next().value as K)
-          entry = { value: undefined, at: 0, inflight: undefined }
-          entries.set(key, entry)
-        }
-        const age = now() - entry.at
-        if (entry.value !== undefined && age < ttlMs) return Effect.succeed(entry.value)
-        const refreshing = entry.inflight ?? start(key, entry)
-        if (entry.value !== undefined && age < maxStaleMs) return Effect.succeed(entry.value)
-        return Deferred.await(refreshing)
-      })
-
+    /** The value when one may be served now (fresh, or within maxStale: its refresh is started). */
     const peek = (key: K): A | undefined => {
       const entry = entries.get(key)
       if (entry === undefined || entry.value === undefined) return undefined
@@ -90,6 +76,19 @@ export const memo = <K, A, E>(options: {
       if (entry.inflight === undefined) start(key, entry)
       return entry.value
     }
+
+    const get = (key: K): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        const ready = peek(key)
+        if (ready !== undefined) return Effect.succeed(ready)
+        let entry = entries.get(key)
+        if (!entry) {
+          if (entries.size >= capacity) entries.delete(entries.keys().next().value as K)
+          entry = { value: undefined, at: 0, inflight: undefined }
+          entries.set(key, entry)
+        }
+        return Deferred.await(entry.inflight ?? start(key, entry))
+      })
 
     return {
       get,

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { PricingResponse } from "../../schema/http/pricing"
 import { Guard } from "../http/Guards"
 import { Reply, staticHeaders } from "../http/Reply"
-import { route } from "../http/Route"
+import { fromMemory, route } from "../http/Route"
 import { Pricing } from "./Pricing"
 
 const HEADERS = staticHeaders([["content-type", "application/json; charset=utf-8"], ["cache-control", "public, max-age=60"]])
@@ -18,12 +18,7 @@ export const PricingRoutes = Effect.gen(function* () {
       guard: Guard.anon,
       response: PricingResponse,
       handler: () => pricing.current().pipe(Effect.map(({ bytes }) => new Reply(200, HEADERS, bytes))),
-      fast: (_, respond) => {
-        const current = pricing.peek()
-        if (current === undefined) return false
-        respond(new Reply(200, HEADERS, current.bytes))
-        return true
-      }
+      fast: fromMemory(() => pricing.peek()?.bytes, HEADERS)
     })
   ]
 })

@@ -3,7 +3,7 @@ import { z } from "zod"
 import { Positioning, PublicMeta, Stats, TopTokens, WhaleIndex } from "../../schema/http/analytics"
 import { Guard } from "../http/Guards"
 import { Reply, staticHeaders, type Header } from "../http/Reply"
-import { type FastPath, route } from "../http/Route"
+import { fromMemory, route } from "../http/Route"
 import { LICENSE_URL, PublicApi, type PublicView } from "./PublicApi"
 
 const body = <T extends z.ZodType>(data: T) => z.object({ data, meta: PublicMeta })
@@ -18,18 +18,12 @@ export const PublicApiRoutes = Effect.gen(function* () {
   ]
   const jsonHeaders = staticHeaders([["content-type", "application/json; charset=utf-8"], ...headers])
   const svgHeaders = staticHeaders([["content-type", "image/svg+xml; charset=utf-8"], ...headers])
-  // A cached body is answered inside the uWS callback, with no Effect run per request.
-  const fast = (view: PublicView, replyHeaders: ReadonlyArray<Header>): FastPath => (_, respond) => {
-    const body = api.peek(view)
-    if (body === undefined) return false
-    respond(new Reply(200, replyHeaders, body))
-    return true
-  }
   const json = (path: string, view: PublicView, summary: string, response: z.ZodType) =>
     route({
       method: "GET", path, summary, tags: ["public"], guard: Guard.anon, response,
       handler: () => api.body(view).pipe(Effect.map((bytes) => new Reply(200, jsonHeaders, bytes))),
-      fast: fast(view, jsonHeaders)
+      // A cached body is answered inside the uWS callback, with no Effect run per request.
+      fast: fromMemory(() => api.peek(view), jsonHeaders)
     })
   return [
     json("/api/v1/public/stats", "stats", "Tracked wallet count, 24h whale buy and sell volume, latest block (cached 60 s, CC-BY-4.0)", body(Stats)),
@@ -40,7 +34,7 @@ export const PublicApiRoutes = Effect.gen(function* () {
       method: "GET", path: "/whale-index/badge.svg", summary: "SVG badge of the current Whale Sentiment Index score", tags: ["public"],
       guard: Guard.anon, produces: "image/svg+xml",
       handler: () => api.body("badge").pipe(Effect.map((svg) => new Reply(200, svgHeaders, svg))),
-      fast: fast("badge", svgHeaders)
+      fast: fromMemory(() => api.peek("badge"), svgHeaders)
     })
   ]
 })
