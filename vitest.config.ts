@@ -8,6 +8,7 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ["default"]
+    // The default reporter counts skipped tests; SkipReasons lists them with their reasons.
+    reporters: ["default", "./test/support/SkipReasons.ts"]
   }
 })

@@ -19,9 +19,9 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { createClient } from "redis"
 import { AppInfo, AppLive } from "../server/App"
-import { createUser } from "../server/auth/AdminCommands"
-import { Entitlements } from "../server/auth/Entitlements"
-import { AccountsRepo } from "../server/auth/Repo"
+import { createUser } from "../server/domains/accounts/AdminCommands"
+import { Entitlements } from "../server/domains/accounts/Entitlements"
+import { AccountsRepo } from "../server/domains/accounts/Repo"
 import { freePort, load, stop, tsx, waitForUrl, type LoadResult } from "./support"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)

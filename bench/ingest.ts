@@ -10,40 +10,22 @@
  * triggers the migrations put on whale_tx run in every path (BENCH_TRIGGERS=off measures storage alone). Times are
  * never asserted. BENCH_SECONDS (per path, default 5), BENCH_BATCH (records per batch, default 1000: the backfill's).
  */
-import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { throwawayDatabase } from "./support"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import Pg from "pg"
-import { ChainRepo } from "../server/chain/Repo"
-import type { WhaleRecord } from "../server/chain/Types"
-import { AppConfig } from "../server/Config"
-import { DbInfo, SqlLive } from "../server/infra/Sql"
+import { ChainRepo } from "../server/domains/chain/Repo"
+import type { WhaleRecord } from "../server/domains/chain/Types"
+import { AppConfig } from "../server/platform/Config"
+import { DbInfo, SqlLive } from "../server/platform/infra/Sql"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000)
 
-const admin = async (url: string, statement: string) => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  await client.query(statement)
-  await client.end()
-}
-
 // A database of its own: never the one DATABASE_URL names.
-const dir = mkdtempSync(join(tmpdir(), "whale-bench-ingest-"))
-const base = process.env.DATABASE_URL
-const dbName = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
-let databaseUrl: string | undefined
-if (base) {
-  await admin(base, `CREATE DATABASE ${dbName}`)
-  const url = new URL(base)
-  url.pathname = `/${dbName}`
-  databaseUrl = url.toString()
-}
-const env = { ...process.env, DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", DB_POOL_SIZE: "2", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
+const db = await throwawayDatabase("ingest")
+const databaseUrl = db.databaseUrl
+const env = { ...db.env, DB_POOL_SIZE: "2" }
 const config = AppConfig.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env) as Array<[string, string]>)))))
 const runtime = ManagedRuntime.make(
   ChainRepo.Default.pipe(Layer.provideMerge(SqlLive()), Layer.provideMerge(config), Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)))
@@ -145,6 +127,5 @@ try {
     `(${stored[0]!.n.toLocaleString("en-US")} rows written)`)
 } finally {
   await runtime.dispose()
-  if (base) await admin(base, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
-  rmSync(dir, { recursive: true, force: true })
+  await db.drop()
 }

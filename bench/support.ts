@@ -40,3 +40,40 @@ export const stop = (child: ChildProcess) =>
   })
 
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000)
+
+/**
+ * A database of the bench's own, never the one DATABASE_URL names: a fresh database beside it on the same server, or
+ * the embedded PGlite in memory without one. `env` configures the services the bench builds; `drop` removes it all.
+ */
+export const throwawayDatabase = async (label: string) => {
+  const { mkdtempSync, rmSync } = await import("node:fs")
+  const { tmpdir } = await import("node:os")
+  const { join } = await import("node:path")
+  const { randomBytes } = await import("node:crypto")
+  const Pg = (await import("pg")).default
+  const admin = async (url: string, statement: string) => {
+    const client = new Pg.Client({ connectionString: url })
+    await client.connect()
+    await client.query(statement)
+    await client.end()
+  }
+  const dir = mkdtempSync(join(tmpdir(), `whale-bench-${label}-`))
+  const base = process.env.DATABASE_URL
+  const dbName = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
+  let databaseUrl: string | undefined
+  if (base) {
+    await admin(base, `CREATE DATABASE ${dbName}`)
+    const url = new URL(base)
+    url.pathname = `/${dbName}`
+    databaseUrl = url.toString()
+  }
+  return {
+    databaseUrl,
+    /** The environment of the bench's services: its own DATA_DIR, the embedded database in memory or its database. */
+    env: { ...process.env, DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } as Record<string, string | undefined>,
+    drop: async () => {
+      if (base) await admin(base, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}

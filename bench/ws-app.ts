@@ -7,7 +7,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Runtime } from "effect"
 import { STREAMS } from "../schema/streams"
 import { AppLive } from "../server/App"
-import { Bus } from "../server/infra/Bus"
+import { Bus } from "../server/platform/infra/Bus"
 import { onCommands, paced, reply, rssAfterGc, trade } from "./ws-support"
 
 const Producer = Layer.scopedDiscard(

@@ -1,4 +1,4 @@
--- Chain reference data and the normalized whale transactions (owned by the chain domain, server/chain).
+-- Chain reference data and the normalized whale transactions (owned by the chain domain, server/domains/chain).
 
 -- Tokens: seeded from data/tokens.json at start; unknown ones resolved over JSON-RPC on first sight
 -- (`source` 'chain'), or kept as unknown when their calls revert (`source` 'unknown', symbol 'UNKNOWN').

@@ -1,4 +1,4 @@
--- The block listener's bookkeeping beside 0010 (server/chain/Repo.ts).
+-- The block listener's bookkeeping beside 0010 (server/domains/chain/Repo.ts).
 --  eth_usd, eth_usd_block: the ETH/USD price known at the end of the block (and the block it was observed in), so
 --    that a restart, or a rollback to this block after a reorg, prices WETH legs as an uninterrupted run would.
 --  published_at: when the block's records were published on `chain.tx` (NULL: stored, not yet published; a

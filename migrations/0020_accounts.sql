@@ -1,4 +1,4 @@
--- Accounts, sessions and single-use link tokens (server/auth). E-mail addresses are stored lower-cased.
+-- Accounts, sessions and single-use link tokens (server/domains/accounts). E-mail addresses are stored lower-cased.
 CREATE TABLE users (
   id                bigserial PRIMARY KEY,
   email             text NOT NULL UNIQUE CHECK (email = lower(email)),

@@ -1,4 +1,4 @@
--- Where a user's tier comes from (server/auth/Entitlements.ts computes the effective tier from these three).
+-- Where a user's tier comes from (server/domains/accounts/Entitlements.ts computes the effective tier from these three).
 
 -- Operator grants (`npm run admin -- set-tier`): one per user, stored as a grant, never as a fake subscription.
 CREATE TABLE tier_grants (

@@ -1,4 +1,4 @@
--- Roll-ups of whale_tx for the analytics read models (server/analytics). Requests read these and bounded index
+-- Roll-ups of whale_tx for the analytics read models (server/domains/analytics). Requests read these and bounded index
 -- ranges of whale_tx, never whole-table scans.
 --
 --   whale_flow_hourly  per UTC hour × token × wallet: USD and record counts of the four categories

@@ -1,4 +1,4 @@
--- The Whale Sentiment Index's daily closes (server/analytics, written by the index-closer actor at each UTC day's
+-- The Whale Sentiment Index's daily closes (server/domains/analytics, written by the index-closer actor at each UTC day's
 -- end and backfilled for missing days when it starts), and the indexes the data API's transaction pages use
 -- (newest first by id, optionally filtered by token, wallet or category: each filter walks its own index).
 

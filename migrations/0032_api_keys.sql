@@ -1,4 +1,4 @@
--- API keys of the keyed data API (server/apikeys) and its daily usage (server/dataapi, actors/quota-counter).
+-- API keys of the keyed data API (server/domains/apikeys) and its daily usage (server/gateways/dataapi, actors/quota-counter).
 -- Keys: `whk_live_` + 32 base62 characters; only the sha256 (hex) is stored, with the first 12 characters as the
 -- prefix shown in lists and used to revoke. At most 10 active keys per user (checked by the service).
 

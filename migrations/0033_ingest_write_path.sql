@@ -1,7 +1,7 @@
 -- The write path of whale_tx (npm run bench:ingest): less work per inserted record, same results.
 --
--- 1. Two indexes no query reads. EXPLAIN of every query on whale_tx (server/analytics/FlowsRepo.ts, TxRepo.ts,
---    server/chain/Repo.ts) picks whale_tx_ts (window edges), whale_tx_block (latest block, reorg deletes),
+-- 1. Two indexes no query reads. EXPLAIN of every query on whale_tx (server/domains/analytics/FlowsRepo.ts, TxRepo.ts,
+--    server/domains/chain/Repo.ts) picks whale_tx_ts (window edges), whale_tx_block (latest block, reorg deletes),
 --    whale_tx_pkey / whale_tx_{token,wallet,category}_id (transaction pages) and the unique key (ON CONFLICT);
 --    (token, ts) and (wallet, ts) were never chosen, yet every insert paid for them.
 DROP INDEX IF EXISTS whale_tx_token_ts;

@@ -1,7 +1,12 @@
 /**
  * Messages on the bus. Every message carries a `messageId`; consumers are idempotent on it.
  *  - `chain.tx`: one normalized whale transaction record as stored (the block listener, `process-tx`,
- *    `custom-wallet-tx` and `dispatch` publish here).
+ *    `custom-wallet-tx` and `dispatch` publish here), or a retraction of one that a reorg rolled back.
+ *  - `notify`: one delivery for the notifier (alerts).
+ *  - `api.usage`: folded per-key usage counts (the quota-counter actor persists them).
+ *  - `echo.cmd`: one Echo command for a user's portfolio actor.
+ *  - `domain.events`: facts one domain announces for others (a pick flagged, a playbook event going live, the
+ *    sentiment index crossing a level): alerts and the console consume them.
  */
 import { z } from "zod"
 
@@ -9,7 +14,8 @@ export const STREAMS = {
   chainTx: "chain.tx",
   notify: "notify",
   apiUsage: "api.usage",
-  echoCmd: "echo.cmd"
+  echoCmd: "echo.cmd",
+  domainEvents: "domain.events"
 } as const
 
 export const WhaleCategory = z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"])
@@ -37,3 +43,86 @@ export const ChainTxMessage = z.object({
   source: z.enum(["rpc", "replay", "demo", "internal"])
 })
 export type ChainTxMessage = z.infer<typeof ChainTxMessage>
+
+/**
+ * A retraction on `chain.tx`: a reorg rolled back a record that was already published. It names the record by
+ * `(tx_hash, log_index)` (and its stored id when it had one) and carries what a consumer needs to undo its effect.
+ * Every consumer of `chain.tx` must honour it: decode with `ChainStreamMessage` and branch on `isRetraction`.
+ */
+export const ChainTxRetraction = z.object({
+  messageId: z.string(),
+  kind: z.literal("retraction"),
+  id: z.number().int().nullable(),
+  tx_hash: z.string(),
+  log_index: z.number().int(),
+  block: z.number().int(),
+  wallet: z.string(),
+  token: z.string(),
+  category: WhaleCategory,
+  usd: z.number().nullable(),
+  reason: z.literal("reorg")
+})
+export type ChainTxRetraction = z.infer<typeof ChainTxRetraction>
+
+/** Anything on `chain.tx`: a record, or the retraction of one (tried first: a record has no `kind`). */
+export const ChainStreamMessage = z.union([ChainTxRetraction, ChainTxMessage])
+export type ChainStreamMessage = z.infer<typeof ChainStreamMessage>
+export const isRetraction = (m: ChainStreamMessage): m is ChainTxRetraction => "kind" in m && m.kind === "retraction"
+
+/** Facts on `domain.events`, one `_tag` each; the producing domain publishes, alerts and the console consume. */
+export const PickFlagged = z.object({
+  messageId: z.string(),
+  _tag: z.literal("PickFlagged"),
+  pick_id: z.number().int(),
+  token: z.string(),
+  symbol: z.string(),
+  flagged_at: z.string(),
+  entry_price: z.number().nullable(),
+  whales: z.number().int(),
+  conviction: z.number()
+})
+export const PlaybookEventStatus = z.object({
+  messageId: z.string(),
+  _tag: z.literal("PlaybookEventStatus"),
+  event_id: z.number().int(),
+  title: z.string(),
+  category: z.string(),
+  severity: z.number().int(),
+  status: z.enum(["SCHEDULED", "LIVE", "COMPLETED"]),
+  at: z.string()
+})
+export const IndexValue = z.object({
+  messageId: z.string(),
+  _tag: z.literal("IndexValue"),
+  value: z.number(),
+  previous: z.number().nullable(),
+  at: z.string()
+})
+export const DomainEvent = z.discriminatedUnion("_tag", [PickFlagged, PlaybookEventStatus, IndexValue])
+export type DomainEvent = z.infer<typeof DomainEvent>
+
+/**
+ * On `api.usage`: the keyed requests of one key counted by the request path (folded per key and day between
+ * publishes). Counts are the values the request path read from its atomic counters (Redis), so handling a message
+ * twice, late or out of order changes nothing (the highest count wins).
+ */
+export const ApiRequestCounted = z.object({
+  _tag: z.literal("ApiRequestCounted"),
+  messageId: z.string(),
+  userId: z.number().int(),
+  keyId: z.number().int(),
+  /** UTC day, `YYYY-MM-DD`. */
+  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  endpoint: z.string(),
+  /** Requests of the account that day, this one included. */
+  count: z.number().int().nonnegative(),
+  /** Requests of the key that day, this one included. */
+  keyCount: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  /** ISO 8601. */
+  at: z.string(),
+  /** Counted in process while Redis was unreachable. */
+  degraded: z.boolean()
+})
+export type ApiRequestCounted = z.infer<typeof ApiRequestCounted>
+

@@ -1,5 +1,5 @@
 /**
- * The console's WebSocket protocol at `/ws` (server: server/ws/, client: client/src/api/ws.ts).
+ * The console's WebSocket protocol at `/ws` (server: server/platform/ws/, client: client/src/api/ws.ts).
  *
  * Client → server (JSON text frames): `subscribe {topic, since_seq?, backlog?}`, `unsubscribe {topic}`, `ping {id?}`.
  * Server → client: data frames `{topic, seq, data}` and control frames with a `type` (`welcome`, `subscribed`,
@@ -29,10 +29,12 @@ export const CONSOLE_STREAMS = {
   playbook: "console.playbook",
   user: "console.user",
   opsActors: "ops.actors",
-  opsCommands: "ops.cmd"
+  opsCommands: "ops.cmd",
+  /** The newest block the listener stored (the `chain:head` topic: "Latest block" stays current between stats reads). */
+  chainHead: "console.chain-head"
 } as const
 
-export const STATIC_TOPICS = ["feed:trades", "index", "top-tokens", "playbook:live", "ops:actors"] as const
+export const STATIC_TOPICS = ["feed:trades", "index", "top-tokens", "playbook:live", "ops:actors", "chain:head"] as const
 export type StaticTopic = (typeof STATIC_TOPICS)[number]
 export const USER_TOPIC = /^user:(\d{1,15})$/
 export const userTopic = (userId: number) => `user:${userId}`
@@ -136,8 +138,22 @@ export type DataFrame = z.infer<typeof DataFrame>
 // ---- topic payloads (the `data` of data frames, and the bus payloads behind them) ------------------------------
 
 /** `feed:trades`: one whale transaction as stored. Anonymous connections get `wallet` masked (`0x1234…abcd`). */
+/** `chain:head` (stream `console.chain-head`): the newest block stored, published by the block listener. */
+export const ChainHead = z.object({ number: z.number().int(), hash: z.string(), ts: z.string() })
+export type ChainHead = z.infer<typeof ChainHead>
+
 export const FeedTrade = ChainTxMessage.omit({ messageId: true })
 export type FeedTrade = z.infer<typeof FeedTrade>
+
+/**
+ * `feed:trades`: a trade shown earlier was rolled back by a reorg (a `chain.tx` retraction); the console removes
+ * the trade with the same `tx_hash`, `log_index` and `token` (the wallet is masked for anonymous connections).
+ */
+export const FeedRetraction = z.object({
+  kind: z.literal("retraction"), tx_hash: z.string(), log_index: z.number().int(), block: z.number().int(),
+  wallet: z.string(), token: z.string(), reason: z.literal("reorg")
+})
+export type FeedRetraction = z.infer<typeof FeedRetraction>
 
 const SnapshotMeta = { source: DataSource, demo: z.boolean(), generated_at: z.string() }
 

@@ -1,74 +1,80 @@
 /**
- * The supervision tree: every long-lived layer of the program, in dependency order. Layers are built top to
- * bottom and released bottom to top, so shutdown stops HTTP first (draining requests), then the actors, then the
- * bus, Redis and the database (and the embedded PostgreSQL process).
+ * The supervision tree: the platform, then every module in order. Layers are built top to bottom and released
+ * bottom to top, so shutdown stops HTTP first (draining requests), then the actors, then the bus, Redis and the
+ * database (and the embedded PostgreSQL process).
  *
- *   AppConfig            environment, secrets
- *   Logging              level and format
- *   Metrics              Prometheus registry
- *   Sql                  PostgreSQL pool (or embedded PGlite child) + migrations
- *   Bus, Kv              Redis Streams + keys (or in-process)
- *   ActorRegistry        actor health
- *   domain services      pricing, marketing, health, …
- *   actors   (role)      supervised stream and loop actors
- *   http     (role)      uWebSockets.js: routes, WebSocket hub
+ *   AppConfig, Logging     environment, secrets, log level and format
+ *   Infrastructure         Sql (pool or embedded PGlite child, migrations), Bus + Kv (Redis or in-process),
+ *                          Metrics, ActorRegistry, Jwt, Mailer + MailOutbox, Health
+ *   MODULES                each domain's and gateway's services, routes, actors, topics, errors, token kinds
+ *   Processes (by role)    actors: every module's actors, the platform's mail-outbox, the restart listener
+ *                          http:   the WebSocket hub (relay loops per topic stream), then uWebSockets.js
+ *                          all:    the ops reporter (this process's actors, bus and database on `ops.actors`)
+ *
+ * Adding a domain: its folder under server/domains/, its migration, and one line in MODULES.
  */
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { ActorRegistry } from "../actors/runtime/Registry"
-import type { ActorDef } from "../actors/runtime/Actor"
-import { startActors } from "../actors/runtime/Runner"
-import { AuthJanitorActor } from "../actors/auth-janitor/Behaviour"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
-import { BlockListenerActor } from "../actors/block-listener/Behaviour"
-import { ConsoleSnapshotsActor } from "../actors/console-snapshots/Behaviour"
-import { IndexCloserActor } from "../actors/index-closer/Behaviour"
-import { QuotaCounterActor } from "../actors/quota-counter/Behaviour"
-import { Analytics } from "./analytics/Analytics"
-import { AnalyticsRoutes } from "./analytics/Http"
-import { ReadModels } from "./analytics/ReadModels"
-import { ApiKeys } from "./apikeys/ApiKeys"
-import { ApiKeyGuard } from "./apikeys/Guard"
-import { ApiKeyRoutes } from "./apikeys/Http"
-import { DataApi } from "./dataapi/DataApi"
-import { DataApiRoutes } from "./dataapi/Http"
-import { Quota } from "./dataapi/Quota"
-import { UsageEvents } from "./dataapi/UsageEvents"
-import { UsageLedger } from "./dataapi/UsageLedger"
-import { McpRoutes } from "./mcp/Http"
-import { Mcp } from "./mcp/Mcp"
-import { PublicApiRoutes } from "./publicapi/Http"
-import { PublicApi } from "./publicapi/PublicApi"
-import { Accounts } from "./auth/Accounts"
-import { Entitlements } from "./auth/Entitlements"
-import { AuthGuards } from "./auth/Guards"
-import { AuthRoutes } from "./auth/Http"
-import { AccountLinks } from "./auth/Links"
-import { Sessions } from "./auth/Sessions"
-import { ChainCatalogSeeded } from "./chain/Catalog"
-import { ChainRepo } from "./chain/Repo"
-import { ChainSourceLive } from "./chain/SourceLive"
-import { AppConfig } from "./Config"
-import type { AnyRoute } from "./http/Route"
-import { staticRoutes } from "./http/Static"
-import { makeHttpServer } from "./http/Uws"
-import { Jwt } from "./infra/Jwt"
-import { MailOutbox } from "./infra/MailOutbox"
-import { Mailer } from "./infra/Mailer"
-import { SqlLive } from "./infra/Sql"
-import { BusAndKvLive } from "./infra/Streams"
-import { Marketing } from "./marketing/Marketing"
-import { MarketingRoutes } from "./marketing/Http"
-import { OpsCollectors } from "./ops/Collectors"
-import { Health } from "./ops/Health"
-import { OpsRoutes } from "./ops/Http"
-import { startOpsReporter } from "./ops/Reports"
-import { RestartRoutes, startRestartListener } from "./ops/Restart"
-import { Metrics } from "./ops/Metrics"
-import { Pricing } from "./pricing/Pricing"
-import { PricingRoutes } from "./pricing/Http"
-import { makeWsHub, type WsHub } from "./ws/Hub"
-import { ConsoleRoutes } from "./console/Http"
+import { ActorRegistry } from "../actors/runtime/Registry"
+import { startActors } from "../actors/runtime/Runner"
 import { CONSOLE_PATHS } from "../schema/http/console"
+import { AccountsModule } from "./domains/accounts/Module"
+import { AnalyticsModule } from "./domains/analytics/Module"
+import { ApiKeysModule } from "./domains/apikeys/Module"
+import { AlertsModule } from "./domains/alerts/Module"
+import { BillingModule } from "./domains/billing/Module"
+import { ChainModule } from "./domains/chain/Module"
+import { EchoModule } from "./domains/echo/Module"
+import { PlaybookModule } from "./domains/playbook/Module"
+import { PricingModule } from "./domains/pricing/Module"
+import { PicksModule } from "./domains/picks/Module"
+import { BacktestModule } from "./domains/backtest/Module"
+import { EmailModule } from "./domains/email/Module"
+import { WatchlistModule } from "./domains/watchlist/Module"
+import { PagesModule } from "./domains/pages/Module"
+import { ConsoleModule } from "./gateways/console/Module"
+import { DataApiModule } from "./gateways/dataapi/Module"
+import { McpModule } from "./gateways/mcp/Module"
+import { PublicApiModule } from "./gateways/publicapi/Module"
+import { AppConfig } from "./platform/Config"
+import { mergeErrorMaps } from "./platform/http/Errors"
+import { consoleNotFound, staticRoutes } from "./platform/http/Static"
+import { makeHttpServer } from "./platform/http/Uws"
+import { Jwt, TokenErrors } from "./platform/infra/Jwt"
+import { MailOutbox } from "./platform/infra/MailOutbox"
+import { Mailer } from "./platform/infra/Mailer"
+import { SqlLive } from "./platform/infra/Sql"
+import { BusAndKvLive } from "./platform/infra/BusAndKv"
+import type { Module } from "./platform/Module"
+import { OpsCollectors } from "./platform/ops/Collectors"
+import { Health } from "./platform/ops/Health"
+import { OpsRoutes } from "./platform/ops/Http"
+import { Metrics } from "./platform/ops/Metrics"
+import { startOpsReporter } from "./platform/ops/Reports"
+import { RestartRoutes, startRestartListener } from "./platform/ops/Restart"
+import { makeWsHub } from "./platform/ws/Hub"
+
+/** Every module of the program, in dependency order (a module may use the services of those above it). */
+export const MODULES = [
+  AccountsModule,
+  ChainModule,
+  AnalyticsModule,
+  ApiKeysModule,
+  PricingModule,
+  BillingModule,
+  PicksModule,
+  BacktestModule,
+  PlaybookModule,
+  PublicApiModule,
+  DataApiModule,
+  McpModule,
+  ConsoleModule,
+  AlertsModule,
+  EchoModule,
+  EmailModule,
+  WatchlistModule,
+  PagesModule
+] as const
 
 /** What a running app tells its starter (tests read the port). */
 export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, { readonly port: number | null; readonly roles: ReadonlyArray<string> }>() {}
@@ -87,50 +93,80 @@ const Logging = Layer.unwrapEffect(
   )
 )
 
-const Infrastructure = Layer.mergeAll(SqlLive(), BusAndKvLive, Metrics.Default, ActorRegistry.Default)
+const Infrastructure = Layer.mergeAll(SqlLive({ embedded: "exclusive" }), BusAndKvLive, Metrics.Default, ActorRegistry.Default)
+const PlatformServices = Layer.mergeAll(Jwt.Default, Mailer.Default, MailOutbox.Default, Health.Default, OpsCollectors)
 
-const Services = Layer.mergeAll(
-  Pricing.Default, Marketing.Default, Health.Default, OpsCollectors,
-  // accounts: tokens, outgoing mail, entitlements, guards, accounts and their mailed links
-  Jwt.Default, MailOutbox.Default, Mailer.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default,
-  AccountLinks.Default,
-  // chain: the source (rpc, replay or demo), its tables, reference data seeded at start
-  ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded,
-  // analytics read models, the public API, API keys, the keyed data API with its quota, MCP
-  Analytics.Default, ReadModels.Default, PublicApi.Default,
-  ApiKeys.Default, ApiKeyGuard.Default, Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default,
-  Mcp.Default
-)
+// ---- the modules, gathered ---------------------------------------------------------------------------------------
+type AnyModule = (typeof MODULES)[number]
+type LayerOf<M> = M extends Module<infer L, any, any> ? L : never
+type RoutesR<M> = M extends Module<any, infer R, any> ? R : never
+type ActorsR<M> = M extends Module<any, any, infer R> ? R : never
 
-/** Every actor of the system, started under supervision in the `actors` role. */
-type ActorServices = Layer.Layer.Success<typeof Services> | Layer.Layer.Success<typeof Infrastructure> | AppConfig
-const ACTORS: ReadonlyArray<ActorDef<ActorServices>> = [MailOutboxActor, AuthJanitorActor, BlockListenerActor, QuotaCounterActor, IndexCloserActor, ConsoleSnapshotsActor]
+const modules: ReadonlyArray<Module<LayerOf<AnyModule>, RoutesR<AnyModule>, ActorsR<AnyModule>>> = MODULES
+type Out<L> = L extends Layer.Layer<infer A, any, any> ? A : never
+type Err<L> = L extends Layer.Layer<any, infer E, any> ? E : never
+type In<L> = L extends Layer.Layer<any, any, infer R> ? R : never
+type ModuleLayer = LayerOf<AnyModule>
 
-/** Every route of the system, in the `http` role. */
-const routes = (hub: WsHub) => Effect.gen(function* () {
-  const table: Array<AnyRoute> = []
-  const domains = yield* Effect.all([AuthRoutes, PricingRoutes, MarketingRoutes, OpsRoutes(() => table), RestartRoutes(hub), ConsoleRoutes,
-    PublicApiRoutes, ApiKeyRoutes, DataApiRoutes, McpRoutes, AnalyticsRoutes])
-  table.push(...domains.flat(), ...staticRoutes(CONSOLE_PATHS))
-  return table
+/** Every module's services; each module's layer is fed the services of the modules above it. */
+const ModuleServices = modules
+  .flatMap((m) => (m.layer ? [m.layer as Layer.Layer<unknown, unknown, unknown>] : []))
+  .reduce((above, layer) => Layer.provideMerge(layer, above), Layer.empty as unknown as Layer.Layer<unknown, unknown, unknown>) as unknown as Layer.Layer<
+    Out<ModuleLayer>,
+    Err<ModuleLayer>,
+    Exclude<In<ModuleLayer>, Out<ModuleLayer>>
+  >
+
+/** Two modules minting the same token kind would share its key: refused at start. */
+const checkTokenKinds = Effect.suspend(() => {
+  const owner = new Map<string, string>()
+  for (const m of modules) {
+    for (const kind of m.tokenKinds ?? []) {
+      const other = owner.get(kind)
+      if (other !== undefined) return Effect.dieMessage(`token kind ${kind} is declared by modules ${other} and ${m.name}`)
+      owner.set(kind, m.name)
+    }
+  }
+  return Effect.void
 })
 
 const Processes = Layer.scoped(
   AppInfo,
   Effect.gen(function* () {
     const config = yield* AppConfig
-    if (config.roles.has("actors")) yield* startActors(ACTORS).pipe(Effect.zipRight(startRestartListener))
+    yield* checkTokenKinds
+    const errors = mergeErrorMaps([TokenErrors, ...modules.flatMap((m) => (m.errors ? [m.errors] : []))])
+    if (config.roles.has("actors")) {
+      yield* startActors([MailOutboxActor])
+      yield* startActors(modules.flatMap((m) => m.actors ?? []))
+      yield* startRestartListener
+    }
+    for (const m of modules) {
+      for (const p of m.processes ?? []) {
+        if (p.roles && !p.roles.some((r) => config.roles.has(r))) continue
+        // A process may use any module's service: all are provided to this layer (ModuleServices below).
+        const run = p.run as Effect.Effect<void, never, Layer.Layer.Success<typeof ModuleServices>>
+        yield* Effect.forkScoped(run.pipe(Effect.annotateLogs({ process: p.name })))
+      }
+    }
     // The hub before the server: its finalizer (close every WebSocket) runs after HTTP has stopped listening.
-    const hub = config.roles.has("http") ? yield* makeWsHub : null
+    const hub = config.roles.has("http") ? yield* makeWsHub(modules.flatMap((m) => m.topics ?? [])) : null
     yield* startOpsReporter({ wsConnections: hub ? hub.connections : null })
-    const port = hub ? (yield* makeHttpServer({ routes: yield* routes(hub), configure: [hub.configure] })).port : null
-    yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}`)
+    let port: number | null = null
+    if (hub) {
+      const table: Array<import("./platform/http/Route").AnyRoute> = []
+      const own = yield* Effect.all(modules.flatMap((m) => (m.routes ? [m.routes] : [])))
+      table.push(...(yield* OpsRoutes(() => table)), ...(yield* RestartRoutes), ...own.flat(), ...staticRoutes(CONSOLE_PATHS))
+      port = (yield* makeHttpServer({ routes: table, configure: [hub.configure], errors, browserNotFound: consoleNotFound() })).port
+    }
+    yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}; modules: ${modules.map((m) => m.name).join(", ")}`)
     return { port, roles: [...config.roles] }
   })
 )
 
 export const AppLive = Processes.pipe(
-  Layer.provide(Services),
+  Layer.provideMerge(ModuleServices),
+  Layer.provideMerge(PlatformServices),
   Layer.provideMerge(Infrastructure),
   Layer.provide(Logging),
   Layer.provideMerge(AppConfig.Default)

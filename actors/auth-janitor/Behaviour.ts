@@ -4,8 +4,8 @@
  */
 import { Duration, Effect } from "effect"
 import { loopActor } from "../runtime/Actor"
-import { Sessions } from "../../server/auth/Sessions"
-import { Jwt } from "../../server/infra/Jwt"
+import { Sessions } from "../../server/domains/accounts/Sessions"
+import { Jwt } from "../../server/platform/infra/Jwt"
 
 /** Housekeeping period, and the heartbeat period while idle (so its heartbeat age stays meaningful). */
 const EVERY_MS = 3_600_000

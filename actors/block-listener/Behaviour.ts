@@ -5,7 +5,8 @@
  * Per block, in order: fetch and decode (`fetchBlock`, retried with back-off for as long as the node fails
  * temporarily — a block is never skipped; while catching up, the next blocks are fetched ahead); check that it extends the checkpoint (parent hash), otherwise walk
  * back through `chain_blocks` to the last block the chain still has, roll back the records of the orphaned
- * blocks and resume from there (the new branch is ingested by the next rounds); store the records, the block
+ * blocks — publishing a retraction on `chain.tx` for each of their records already published — and resume from
+ * there (the new branch is ingested by the next rounds); store the records, the block
  * and the checkpoint in one transaction; then publish the stored records on `chain.tx` and mark the block
  * published. Records stored but not published before a crash are published at the next start.
  *
@@ -14,15 +15,16 @@
  */
 import { Duration, Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { ChainCatalog } from "../../server/chain/Catalog"
-import { fetchBlock, persistentRetry, retryTemporary } from "../../server/chain/Fetch"
-import { ChainRepo, type StoredBlock, type StoredTx } from "../../server/chain/Repo"
-import { prefetching } from "../../server/chain/Prefetch"
-import { BlockNotFound, ChainSource, type ChainSourceShape } from "../../server/chain/Source"
-import type { ChainBlock } from "../../server/chain/Types"
-import { toChainTxMessage } from "../../server/chain/Wire"
-import { AppConfig } from "../../server/Config"
-import { Bus } from "../../server/infra/Bus"
+import { CONSOLE_STREAMS } from "../../schema/ws"
+import { ChainCatalog } from "../../server/domains/chain/Catalog"
+import { fetchBlock, persistentRetry, retryTemporary } from "../../server/domains/chain/Fetch"
+import { ChainRepo, type StoredBlock, type StoredTx } from "../../server/domains/chain/Repo"
+import { prefetching } from "../../server/domains/chain/Prefetch"
+import { BlockNotFound, ChainSource, type ChainSourceShape } from "../../server/domains/chain/Source"
+import type { ChainBlock } from "../../server/domains/chain/Types"
+import { toChainTxMessage, toRetraction } from "../../server/domains/chain/Wire"
+import { AppConfig } from "../../server/platform/Config"
+import { Bus } from "../../server/platform/infra/Bus"
 import { loopActor } from "../runtime/Actor"
 import type { ActorHandle } from "../runtime/Registry"
 
@@ -94,10 +96,13 @@ const life = (actor: ActorHandle) =>
           else if (stored.hash === above.parentHash) fork = { number: m, hash: stored.hash }
           else above = yield* retryTemporary(source.getBlock(m), retry, `block ${m}`)
         }
-        const deleted = yield* repo.rollback(CHECKPOINT, fork)
+        const { deleted, published } = yield* repo.rollback(CHECKPOINT, fork)
         session.resetPrices(pricePoint(yield* repo.blockAt(fork.number)))
+        // Records already published are retracted on chain.tx (after the rollback committed: a crash before this
+        // line leaves them published; the consumers' read models are rebuilt from the database either way).
+        if (published.length > 0) yield* bus.publishMany(STREAMS.chainTx, published.map(toRetraction))
         yield* Effect.logWarning(
-          `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records)`
+          `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records, ${published.length} retracted)`
         )
         return fork
       })
@@ -118,6 +123,8 @@ const life = (actor: ActorHandle) =>
         checkpoint = { number: n, hash: block.hash }
         if (n % 32 === 0) yield* repo.pruneBlocks(n - KEEP_BLOCKS)
         if (written.length > 0) yield* publish(checkpoint, written)
+        // The console's "Latest block" (topic chain:head): a few kept, subscribers get the newest.
+        yield* bus.publish(CONSOLE_STREAMS.chainHead, { messageId: `head:${n}:${block.hash}`, number: n, hash: block.hash, ts: new Date(block.timestamp * 1000).toISOString() }, 16)
         const fresh = written.length === records.length ? "" : ` (${written.length} new)`
         yield* Effect.logInfo(`block ${n} ${short(block.hash)}: ${block.transactions.length} txs, ${records.length} records${fresh}`)
         actor.handled(written.length)

@@ -3,15 +3,17 @@
  * tokens (1H, 24H, 7D) from the analytics read models and publishes each that changed on `console.index` /
  * `console.top-tokens`, which every http process relays as the `index` and `top-tokens` topics. One producer for
  * the deployment, so every process sends the same snapshot under the same seq. Transient state: the last body
- * published per stream, read back from the stream at start so a restart republishes nothing unchanged.
+ * published per stream, read back from the stream at start so a restart republishes nothing unchanged. A reorg's
+ * retraction on `chain.tx` (Retractions) wakes it at once: the snapshots are recomputed without the retracted records.
  */
 import { randomUUID } from "node:crypto"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Queue } from "effect"
 import type { Timeframe } from "../../schema/http/analytics"
 import { CONSOLE_STREAMS, type IndexSnapshot, type TopTokensSnapshot } from "../../schema/ws"
-import { ReadModels } from "../../server/analytics/ReadModels"
-import { AppConfig } from "../../server/Config"
-import { Bus, type StreamPayload } from "../../server/infra/Bus"
+import { ReadModels } from "../../server/domains/analytics/ReadModels"
+import { Retractions } from "../../server/domains/analytics/Retractions"
+import { AppConfig } from "../../server/platform/Config"
+import { Bus, type StreamPayload } from "../../server/platform/infra/Bus"
 import { loopActor } from "../runtime/Actor"
 import type { ActorHandle } from "../runtime/Registry"
 
@@ -27,8 +29,9 @@ const content = (payload: StreamPayload) => {
 }
 
 const life = (actor: ActorHandle) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const models = yield* ReadModels
+    const retracted = yield* (yield* Retractions).subscribe
     const bus = yield* Bus
     const { ws } = yield* AppConfig
     const last = new Map<string, string>()
@@ -55,8 +58,8 @@ const life = (actor: ActorHandle) =>
         yield* publishIfChanged(`${CONSOLE_STREAMS.topTokens}:${tf}`, CONSOLE_STREAMS.topTokens, { top: top.value, source, demo })
       }
       actor.heartbeat()
-      yield* Effect.sleep(Duration.millis(ws.snapshotMs))
+      yield* Effect.race(Effect.sleep(Duration.millis(ws.snapshotMs)), Queue.take(retracted))
     }
-  })
+  }))
 
 export const ConsoleSnapshotsActor = loopActor({ name: "console-snapshots", singleton: true, run: life })

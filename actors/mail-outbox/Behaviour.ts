@@ -11,9 +11,9 @@ import { Duration, Effect, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import type { ActorHandle } from "../runtime/Registry"
 import { loopActor } from "../runtime/Actor"
-import { AppConfig } from "../../server/Config"
-import { Mailer } from "../../server/infra/Mailer"
-import { MailOutbox, type OutboxRow } from "../../server/infra/MailOutbox"
+import { AppConfig } from "../../server/platform/Config"
+import { Mailer } from "../../server/platform/infra/Mailer"
+import { MailOutbox, type OutboxRow } from "../../server/platform/infra/MailOutbox"
 
 /** Rows claimed per round trip. */
 const BATCH = 10
@@ -39,6 +39,16 @@ const describe = (e: unknown): SendFailure => {
     .join(" ")
     .slice(0, 500)
   return { message, permanent: code !== undefined && code >= 500 && code < 600 }
+}
+
+/** nodemailer options of a row's own headers: Reply-To and Message-ID as fields, the rest as headers. */
+export const outgoingHeaders = (row: OutboxRow) => {
+  const { "Reply-To": replyTo, "Message-ID": messageId, ...rest } = row.headers ?? {}
+  return {
+    ...(replyTo ? { replyTo } : {}),
+    ...(messageId ? { messageId } : {}),
+    headers: { ...rest, "X-Whale-Mail-Kind": row.kind, "X-Whale-Outbox-Id": String(row.id) }
+  }
 }
 
 type Transport = ReturnType<typeof nodemailer.createTransport>
@@ -73,7 +83,7 @@ const life = (actor: ActorHandle) =>
               subject: row.subject,
               text: row.text_body ?? "",
               ...(row.html_body ? { html: row.html_body } : {}),
-              headers: { "X-Whale-Mail-Kind": row.kind, "X-Whale-Outbox-Id": String(row.id) }
+              ...outgoingHeaders(row)
             }),
           catch: describe
         }).pipe(

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { UsageLedger } from "../../server/dataapi/UsageLedger"
+import { UsageLedger } from "../../server/gateways/dataapi/UsageLedger"
 import { streamActor } from "../runtime/Actor"
 import { QuotaCounterMessage } from "./Protocol"
 

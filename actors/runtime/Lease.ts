@@ -4,8 +4,8 @@
  * back to standby. Correctness never depends on this alone: the work itself is idempotent.
  */
 import { Duration, Effect, Fiber } from "effect"
-import { Kv } from "../../server/infra/Kv"
-import { CONSUMER } from "./Mailbox"
+import { Kv } from "../../server/platform/infra/Kv"
+import { INSTANCE } from "../../server/platform/Instance"
 import type { ActorHandle } from "./Registry"
 
 export const LEASE_TTL_MS = 15_000
@@ -16,7 +16,7 @@ export const singletonLife = <E, R>(name: string, handle: ActorHandle, run: Effe
     const kv = yield* Kv
     const lease = `lease:${name}`
     while (true) {
-      if (!(yield* kv.acquireLease(lease, CONSUMER, LEASE_TTL_MS))) {
+      if (!(yield* kv.acquireLease(lease, INSTANCE, LEASE_TTL_MS))) {
         if (handle.get().state !== "standby") handle.update({ state: "standby" })
         handle.heartbeat()
         yield* Effect.sleep(Duration.millis(RENEW_EVERY_MS))
@@ -28,10 +28,10 @@ export const singletonLife = <E, R>(name: string, handle: ActorHandle, run: Effe
       const lost = yield* Effect.gen(function* () {
         while (true) {
           yield* Effect.sleep(Duration.millis(RENEW_EVERY_MS))
-          if (!(yield* kv.renewLease(lease, CONSUMER, LEASE_TTL_MS))) return true
+          if (!(yield* kv.renewLease(lease, INSTANCE, LEASE_TTL_MS))) return true
         }
       }).pipe(Effect.raceFirst(Fiber.join(work).pipe(Effect.as(false))), Effect.ensuring(Fiber.interrupt(work)))
       if (lost) yield* Effect.logWarning(`lost lease ${lease}; standing by`)
       else return
     }
-  }).pipe(Effect.ensuring(Effect.flatMap(Kv, (kv) => kv.releaseLease(`lease:${name}`, CONSUMER)).pipe(Effect.ignore)))
+  }).pipe(Effect.ensuring(Effect.flatMap(Kv, (kv) => kv.releaseLease(`lease:${name}`, INSTANCE)).pipe(Effect.ignore)))

@@ -3,9 +3,9 @@
  * Stream actors run their mailbox; loop actors their `run`; singletons first win a lease (see Lease.ts).
  */
 import { Effect } from "effect"
-import { AppConfig } from "../../server/Config"
-import type { Bus } from "../../server/infra/Bus"
-import type { Kv } from "../../server/infra/Kv"
+import { AppConfig } from "../../server/platform/Config"
+import type { Bus } from "../../server/platform/infra/Bus"
+import type { Kv } from "../../server/platform/infra/Kv"
 import type { ActorDef } from "./Actor"
 import { singletonLife } from "./Lease"
 import { mailboxLife } from "./Mailbox"

@@ -3,10 +3,15 @@
  * jitter; more than `maxRestarts` restarts within `windowMs` marks it `failed` and leaves it stopped (readiness
  * goes false, everything else keeps serving). Interruption (shutdown) stops it as `stopped`.
  *
+ * A life that ends because a dependency is unreachable (database or Redis down: see server/platform/infra/Unavailable.ts)
+ * is retried with the same back-off, capped at `maxMs`, without spending the restart budget: an outage longer than
+ * the window leaves the actor `restarting` (not ready, with the reason) and it runs again once the dependency is back.
+ *
  * An operator's restart (`ActorRegistry.restart`, the dashboard's button) interrupts the running life and starts a
  * fresh one at once, or starts a `failed` actor again; it counts as a restart and opens a new restart window.
  */
 import { Cause, Deferred, Duration, Effect, Exit } from "effect"
+import { causeIsUnavailable } from "../../server/platform/infra/Unavailable"
 import { describeError, type ActorHandle } from "./Registry"
 
 export interface RestartPolicy {
@@ -33,6 +38,8 @@ const OPERATOR_RESTART = Symbol("operator restart")
 export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.Effect<void, E, R>, policy: RestartPolicy) =>
   Effect.gen(function* () {
     const recent: Array<number> = []
+    /** Consecutive lives ended by an unreachable dependency (reset by a life that ends otherwise). */
+    let outages = 0
     let requested = yield* Deferred.make<void>()
     handle.onRestart(() => Deferred.unsafeDone(requested, Effect.void))
     const restartedByOperator = Effect.gen(function* () {
@@ -52,11 +59,26 @@ export const supervise = <E, R>(name: string, handle: ActorHandle, life: Effect.
         continue
       }
       if (Exit.isInterrupted(exit)) {
-        handle.update({ state: "stopped" })
-        return
+        // Interrupted from inside (a singleton that lost its lease while Redis was away, a child fiber interrupted):
+        // not a shutdown — that interrupts this fiber, ending the loop at the sleep below — so start a new life.
+        const delay = restartDelay(policy, 1)
+        handle.update({ state: "restarting", lastError: "life interrupted", lastErrorAt: new Date().toISOString() })
+        yield* Effect.logWarning(`actor ${name}: its life was interrupted; starting a new one in ${delay} ms`)
+        yield* Effect.sleep(Duration.millis(delay))
+        continue
       }
       const reason = Exit.isFailure(exit) ? causeText(exit.cause) : "actor returned (a life must run until interrupted)"
       const now = Date.now()
+      if (Exit.isFailure(exit) && causeIsUnavailable(exit.cause)) {
+        outages++
+        const delay = restartDelay(policy, outages)
+        const restarts = handle.get().restarts + 1
+        handle.update({ state: "restarting", lastError: `dependency unavailable: ${reason}`, lastErrorAt: new Date(now).toISOString(), restarts })
+        yield* Effect.logWarning(`actor ${name} stopped: a dependency is unavailable (${reason}); retry ${outages} in ${delay} ms`)
+        yield* Effect.sleep(Duration.millis(delay))
+        continue
+      }
+      outages = 0
       recent.push(now)
       while (recent.length > 0 && recent[0]! < now - policy.windowMs) recent.shift()
       const restarts = handle.get().restarts + 1

@@ -1,3 +1,4 @@
+import "./lib/jitless"
 import { render } from "solid-js/web"
 import { App } from "./App"
 import "./styles.css"

@@ -5,14 +5,20 @@
  */
 import type { Component } from "solid-js"
 import type { ConsolePath } from "../../schema/http/console"
-import { FeedPage } from "./pages/Feed"
-import { Login } from "./pages/Login"
-import { Ops } from "./pages/Ops"
-import { Overview } from "./pages/Overview"
-import { Register } from "./pages/Register"
-import { Sentiment } from "./pages/Sentiment"
-import { TokenDetailPage } from "./pages/TokenDetail"
-import { Tokens } from "./pages/Tokens"
+import { BillingPage } from "./features/billing/Page"
+import { EchoPage } from "./features/echo/Page"
+import { FeedPage } from "./features/feed/Page"
+import { Login } from "./features/account/Login"
+import { Ops } from "./features/ops/Page"
+import { Overview } from "./features/overview/Page"
+import { PlaybookPage } from "./features/playbook/Page"
+import { Register } from "./features/account/Register"
+import { Sentiment } from "./features/sentiment/Page"
+import { TokenDetailPage } from "./features/token/Page"
+import { Tokens } from "./features/tokens/Page"
+import { AlertsPage } from "./features/alerts/Page"
+import { WatchlistPage } from "./features/watchlist/Page"
+import { EmailPage } from "./features/email/Page"
 
 export interface Page {
   readonly path: ConsolePath
@@ -26,9 +32,15 @@ export const ROUTES: ReadonlyArray<Page> = [
   { path: "/sentiment", title: "Whale Sentiment Index", component: Sentiment },
   { path: "/tokens", title: "Top tokens", component: Tokens },
   { path: "/tokens/{token}", title: "Token", component: TokenDetailPage },
+  { path: "/playbook", title: "Event playbook", component: PlaybookPage },
   { path: "/login", title: "Sign in", component: Login },
   { path: "/register", title: "Create account", component: Register },
-  { path: "/ops", title: "Operations", component: Ops }
+  { path: "/ops", title: "Operations", component: Ops },
+  { path: "/alerts", title: "Alerts", component: AlertsPage },
+  { path: "/billing", title: "Billing", component: BillingPage },
+  { path: "/echo", title: "Echo simulator", component: EchoPage },
+  { path: "/watchlist", title: "Watchlist", component: WatchlistPage },
+  { path: "/email", title: "E-mail", component: EmailPage }
 ]
 
 export const NAV: ReadonlyArray<{ readonly href: ConsolePath; readonly label: string; readonly admin?: boolean }> = [
@@ -36,5 +48,11 @@ export const NAV: ReadonlyArray<{ readonly href: ConsolePath; readonly label: st
   { href: "/feed", label: "Live feed" },
   { href: "/sentiment", label: "Sentiment" },
   { href: "/tokens", label: "Top tokens" },
+  { href: "/alerts", label: "Alerts" },
+  { href: "/billing", label: "Billing" },
+  { href: "/echo", label: "Echo" },
+  { href: "/playbook", label: "Playbook" },
+  { href: "/watchlist", label: "Watchlist" },
+  { href: "/email", label: "E-mail", admin: true },
   { href: "/ops", label: "Ops", admin: true }
 ]

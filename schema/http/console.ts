@@ -1,4 +1,4 @@
-/** Wire contracts of the console's own read endpoints (server/console), shared with client/. */
+/** Wire contracts of the console's own read endpoints (server/gateways/console), shared with client/. */
 import { z } from "zod"
 import { DataSource, TokenFlow, WhaleTrade } from "./analytics"
 
@@ -20,5 +20,26 @@ export type TokenDetail = z.infer<typeof TokenDetail>
  * Client-side paths of the console (client/src/routes.ts): the server answers each with the console's shell, so a
  * reload or a shared link works. Keep clear of the server-rendered pages of the spec (§4.5).
  */
-export const CONSOLE_PATHS = ["/feed", "/sentiment", "/tokens", "/tokens/{token}", "/login", "/register", "/ops"] as const
-export type ConsolePath = "/" | (typeof CONSOLE_PATHS)[number]
+export const CONSOLE_PATHS = [
+  "/feed",
+  "/sentiment",
+  "/tokens",
+  "/tokens/{token}",
+  "/login",
+  "/register",
+  "/ops"
+] as const
+/**
+ * Console pages the server gates itself before serving the shell (spec §4.5), each with its own route: Echo and the
+ * playbook (their domains: tier and settings), and the signed-in pages (server/domains/pages: anonymous → login, then
+ * back). Not in CONSOLE_PATHS.
+ */
+export const GATED_CONSOLE_PATHS = [
+  "/echo",
+  "/playbook",
+  "/billing",
+  "/email",
+  "/alerts",
+  "/watchlist"
+] as const
+export type ConsolePath = "/" | (typeof CONSOLE_PATHS)[number] | (typeof GATED_CONSOLE_PATHS)[number]

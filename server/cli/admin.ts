@@ -9,12 +9,12 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { createUser, formatUsers, InvalidInput, listUsers, setTier } from "../auth/AdminCommands"
-import type { AccountExists, AccountNotFound } from "../auth/Errors"
-import { Entitlements } from "../auth/Entitlements"
-import { AccountsRepo } from "../auth/Repo"
-import { AppConfig } from "../Config"
-import { SqlLive } from "../infra/Sql"
+import { createUser, formatUsers, InvalidInput, listUsers, setTier } from "../domains/accounts/AdminCommands"
+import type { AccountExists, AccountNotFound } from "../domains/accounts/Errors"
+import { Entitlements } from "../domains/accounts/Entitlements"
+import { AccountsRepo } from "../domains/accounts/Repo"
+import { AppConfig } from "../platform/Config"
+import { SqlLive } from "../platform/infra/Sql"
 
 const USAGE = `usage:
   npm run admin -- create-user --email E --password P [--tier T] [--admin]

@@ -1,9 +1,9 @@
 /** `npm run migrate`: apply pending migrations to DATABASE_URL (or the embedded database) and exit. */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../Config"
-import { migrate } from "../infra/Migrator"
-import { SqlLive } from "../infra/Sql"
+import { AppConfig } from "../platform/Config"
+import { migrate } from "../platform/infra/Migrator"
+import { SqlLive } from "../platform/infra/Sql"
 
 const program = migrate.pipe(
   Effect.tap((applied) => Effect.logInfo(applied.length === 0 ? "database is up to date" : `applied ${applied.length} migration(s)`))

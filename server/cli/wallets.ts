@@ -8,10 +8,10 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { ChainRepo, type WalletRow } from "../chain/Repo"
-import { readWalletFile } from "../chain/WalletFile"
-import { AppConfig } from "../Config"
-import { SqlLive } from "../infra/Sql"
+import { ChainRepo, type WalletRow } from "../domains/chain/Repo"
+import { readWalletFile } from "../domains/chain/WalletFile"
+import { AppConfig } from "../platform/Config"
+import { SqlLive } from "../platform/infra/Sql"
 
 const USAGE = `usage:
   npm run wallets -- import FILE.csv|FILE.json [--json]

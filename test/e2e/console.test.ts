@@ -149,7 +149,7 @@ describe("signed-in trader", () => {
     await page.goto(`${app.url}/tokens/${WETH}`)
     await page.locator(".chart canvas").first().waitFor({ timeout: 20_000 })
     await page.locator(".trade:not(.trade-head)").first().waitFor({ timeout: 10_000 })
-    await expect(page.locator(".token-head h1").textContent()).resolves.toBe("WETH")
+    await expect(page.locator(".token-head h1").textContent()).resolves.toBe("ETH")
     await page.waitForTimeout(1_000)
     await screenshot(page, "token-weth")
     expect(errors).toEqual([])
@@ -167,6 +167,8 @@ describe("administrator", () => {
     const restartsBefore = Number(await outbox.locator('[data-field="restarts"]').textContent())
     await screenshot(page, "ops")
     await outbox.locator("button", { hasText: "Restart" }).click()
+    // A restart asks for confirmation first.
+    await outbox.locator("button", { hasText: "Confirm restart" }).click()
     await page.waitForFunction(
       (n) => {
         const row = document.querySelector('.actor[data-actor="mail-outbox"]')

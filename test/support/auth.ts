@@ -3,9 +3,9 @@
  * optional tier grant and admin role), sign in over HTTP, and build credential headers.
  */
 import { Effect } from "effect"
-import { createUser as createUserCommand, setTier as setTierCommand } from "../../server/auth/AdminCommands"
-import { Entitlements } from "../../server/auth/Entitlements"
-import { AccountsRepo } from "../../server/auth/Repo"
+import { createUser as createUserCommand, setTier as setTierCommand } from "../../server/domains/accounts/AdminCommands"
+import { Entitlements } from "../../server/domains/accounts/Entitlements"
+import { AccountsRepo } from "../../server/domains/accounts/Repo"
 import type { TestApp } from "./harness"
 
 export const DEFAULT_PASSWORD = "correct horse battery staple"

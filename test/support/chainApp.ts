@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { ChainTxMessage, STREAMS } from "../../schema/streams"
-import type { WhaleRecord } from "../../server/chain/Types"
-import { cents } from "../../server/chain/Wire"
-import { Bus } from "../../server/infra/Bus"
+import { ChainStreamMessage, STREAMS } from "../../schema/streams"
+import type { WhaleRecord } from "../../server/domains/chain/Types"
+import { cents } from "../../server/domains/chain/Wire"
+import { Bus } from "../../server/platform/infra/Bus"
 import { BLOCKS } from "./chainFixture"
 import { freshDatabase, realDatabaseUrl, startApp, type TestApp } from "./harness"
 
@@ -44,8 +44,9 @@ export const checkpointOf = async (app: TestApp) =>
   (await app.query<{ block_number: number; block_hash: string }>(
     "SELECT block_number, block_hash FROM chain_checkpoint WHERE name = 'block-listener'"))[0]
 
+/** Everything on chain.tx: records and retractions, in order. */
 export const messagesOf = async (app: TestApp) =>
-  (await app.runtime.runPromise(Effect.flatMap(Bus, (b) => b.tail(STREAMS.chainTx, 10_000)))).map((e) => ChainTxMessage.parse(e.payload))
+  (await app.runtime.runPromise(Effect.flatMap(Bus, (b) => b.tail(STREAMS.chainTx, 10_000)))).map((e) => ChainStreamMessage.parse(e.payload))
 
 
 /** A database that outlives one app (restarts): a fresh real database, or an embedded one on disk. */

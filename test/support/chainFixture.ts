@@ -4,14 +4,14 @@
  * fixture's own decoded ERC-20 transfers, and a reference run of the decoding pipeline over the JSON-RPC replay.
  */
 import { Effect } from "effect"
-import { EtlLog, EtlTransaction, readJsonLines } from "../../server/chain/Etl.js"
-import { ingestBlock, TokenCache } from "../../server/chain/Ingest.js"
-import { PriceBook } from "../../server/chain/Pricing.js"
-import { labelLookup, loadReference } from "../../server/chain/Reference.js"
-import { makeRpcSource } from "../../server/chain/RpcSource.js"
-import type { WhaleRecord } from "../../server/chain/Types.js"
+import { EtlLog, EtlTransaction, readJsonLines } from "../../server/domains/chain/Etl"
+import { ingestBlock, TokenCache } from "../../server/domains/chain/Ingest"
+import { PriceBook } from "../../server/domains/chain/Pricing"
+import { labelLookup, loadReference } from "../../server/domains/chain/Reference"
+import { makeRpcSource } from "../../server/domains/chain/RpcSource"
+import type { WhaleRecord } from "../../server/domains/chain/Types"
 import { z } from "zod"
-import { fixturePath, requireFixtures } from "./fixtures.js"
+import { fixturePath, requireFixtures } from "./fixtures"
 
 export const SET = "eth-mainnet/blocks_17173049_17173050"
 export const BLOCKS = [17173049, 17173050] as const

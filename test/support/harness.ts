@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { type Clock, ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import Pg from "pg"
 import { createClient } from "redis"
 import { AppInfo, AppLive } from "../../server/App"
@@ -75,6 +75,8 @@ export interface StartOptions {
   readonly databaseUrl?: string
   /** Share this Redis prefix (several instances of one deployment). */
   readonly redisPrefix?: string
+  /** The app's clock (Effect's `Clock`): a controlled clock for period ends, trials, schedules. */
+  readonly clock?: Clock.Clock
 }
 
 /** Harness defaults: fast actor timings, quiet logs, ephemeral port, throw-away data dir. */
@@ -90,7 +92,9 @@ export const testEnv = (dataDir: string): Record<string, string> => ({
   ACTOR_CLAIM_IDLE_MS: "300",
   ACTOR_BLOCK_MS: "100",
   ACTOR_STATS_INTERVAL_MS: "200",
-  DB_POOL_SIZE: "5"
+  DB_POOL_SIZE: "5",
+  // The demo chain's generated history (120 days by default) only where a test asks for it: it is ~100k records.
+  DEMO_HISTORY_DAYS: "0"
 })
 
 export const startApp = async (options: StartOptions = {}): Promise<TestApp> => {
@@ -113,7 +117,8 @@ export const startApp = async (options: StartOptions = {}): Promise<TestApp> => 
   Object.assign(env, options.env)
 
   const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
-  const runtime = ManagedRuntime.make(AppLive.pipe(Layer.provide(Layer.setConfigProvider(provider))))
+  const base = Layer.setConfigProvider(provider)
+  const runtime = ManagedRuntime.make(AppLive.pipe(Layer.provide(options.clock ? Layer.merge(base, Layer.setClock(options.clock)) : base)))
   const runCleanups = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined)
   }

@@ -16,8 +16,8 @@ import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { encodeAbiParameters, keccak256, pad, stringToHex } from "viem"
-import { readEtlDir, type EtlBlock, type EtlLog, type EtlTransaction } from "../../server/chain/Etl.js"
-import { fixturePath } from "./fixtures.js"
+import { readEtlDir, type EtlBlock, type EtlLog, type EtlTransaction } from "../../server/domains/chain/Etl"
+import { fixturePath } from "./fixtures"
 
 export type Fault = "http-429" | "http-500" | "rpc-limit"
 
@@ -33,6 +33,8 @@ export interface RpcReplayServer {
   readonly calls: Map<string, number>
   readonly recorded: ReadonlyArray<number>
   setHead(number: number): void
+  /** Serve debug_traceTransaction (callTracer results) for these transactions; none: the method does not exist. */
+  setTraces(entries: ReadonlyArray<readonly [string, unknown]>): void
   failNext(fault: Fault, count?: number, method?: string): void
   /** Drops the faults not yet served. */
   clearFaults(): void
@@ -161,9 +163,18 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       case "eth_getTransactionReceipt": return receipt(String(p[0]))
       case "eth_getLogs": return getLogs(p[0] ?? {})
       case "eth_call": return ethCall(p[0] ?? {})
+      // geth's debug_traceTransaction with the callTracer, only when the test gave traces (a node without them
+      // answers "method not found", as the default below).
+      case "debug_traceTransaction": {
+        if (traces.size === 0) throw new RpcFault(-32601, "the method debug_traceTransaction does not exist/is not available")
+        const trace = traces.get(String(p[0]).toLowerCase())
+        if (trace === undefined) throw new RpcFault(-32000, `transaction ${String(p[0])} not found`)
+        return trace
+      }
       default: throw new RpcFault(-32601, `the method ${String(c.method)} does not exist/is not available`)
     }
   }
+  const traces = new Map<string, unknown>()
   const takeFault = (methods: ReadonlyArray<string>, kinds: ReadonlyArray<Fault>) => {
     const i = faults.findIndex((f) => kinds.includes(f.fault) && (f.method === undefined || methods.includes(f.method)))
     if (i < 0) return undefined
@@ -214,6 +225,10 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     calls,
     recorded,
     setHead: (n) => { head = n },
+    setTraces: (entries: ReadonlyArray<readonly [string, unknown]>) => {
+      traces.clear()
+      for (const [hash, trace] of entries) traces.set(hash.toLowerCase(), trace)
+    },
     failNext: (fault, count = 1, method) => { faults.push({ fault, left: count, ...(method === undefined ? {} : { method }) }) },
     reorg: (n, keep = () => false) => {
       const base = canonical.get(n)

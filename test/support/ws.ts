@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import WebSocket from "ws"
-import { Bus } from "../../server/infra/Bus"
+import { Bus } from "../../server/platform/infra/Bus"
 import { STREAMS, type ChainTxMessage } from "../../schema/streams"
 import type { TestApp } from "./harness"
 

@@ -2,9 +2,11 @@
  * The console's HTTP agent, grouped by resource. Same-origin requests carry the session cookie; failures become
  * `HttpError` with the server's message (`detail`) and code.
  */
-import type { MeResponse, SessionResponse } from "../../../schema/http/auth"
-import type { PublicMeta, Stats, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
-import type { TokenDetail } from "../../../schema/http/console"
+import { z } from "zod"
+import { MeResponse, SessionResponse } from "../../../schema/http/auth"
+import { PublicMeta, Stats, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
+import { TokenDetail } from "../../../schema/http/console"
+import { RestartAccepted } from "../../../schema/http/ops"
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly code: string | undefined, message: string) {
@@ -23,7 +25,9 @@ const messageOf = (status: number, body: unknown): { message: string; code?: str
   return { message: `Request failed (${status})` }
 }
 
-const request = async <T,>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> => {
+export type Method = "GET" | "POST" | "PUT" | "DELETE"
+
+const request = async <T,>(method: Method, path: string, body?: unknown): Promise<T> => {
   const res = await fetch(path, {
     method,
     credentials: "same-origin",
@@ -44,31 +48,45 @@ const request = async <T,>(method: "GET" | "POST", path: string, body?: unknown)
   return parsed as T
 }
 
-export interface Public<T> {
-  readonly data: T
-  readonly meta: PublicMeta
+/**
+ * A call whose answer is parsed with the shared zod schema of the endpoint (`schema/http/<domain>.ts`): a feature's
+ * `api.ts` is a handful of these. An answer that does not match the schema is an error, never a cast.
+ */
+export const call = async <S extends z.ZodType>(schema: S, method: Method, path: string, body?: unknown): Promise<z.output<S>> => {
+  const raw = await request<unknown>(method, path, body)
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) throw new HttpError(502, "unexpected_response", `Unexpected answer from ${path}`)
+  return parsed.data
 }
+
+const Tier = z.object({ tier: z.string() })
+const Ok = z.object({ ok: z.literal(true), message: z.string() })
+const LoggedOut = z.object({ ok: z.literal(true) })
+const publicOf = <S extends z.ZodType>(data: S) => z.object({ data, meta: PublicMeta })
 
 export const createAgent = () => ({
   auth: {
-    tier: () => request<{ tier: string }>("GET", "/auth/tier"),
-    me: () => request<MeResponse>("GET", "/auth/me"),
-    login: (email: string, password: string) => request<SessionResponse>("POST", "/auth/login", { email, password }),
+    tier: () => call(Tier, "GET", "/auth/tier"),
+    me: () => call(MeResponse, "GET", "/auth/me"),
+    login: (email: string, password: string) => call(SessionResponse, "POST", "/auth/login", { email, password }),
     register: (email: string, password: string, displayName?: string) =>
-      request<{ ok: true; message: string }>("POST", "/auth/register", { email, password, ...(displayName ? { display_name: displayName } : {}) }),
-    refresh: () => request<SessionResponse>("POST", "/auth/refresh", {}),
-    logout: () => request<{ ok: true }>("POST", "/auth/logout", {})
+      call(Ok, "POST", "/auth/register", { email, password, ...(displayName ? { display_name: displayName } : {}) }),
+    refresh: () => call(SessionResponse, "POST", "/auth/refresh", {}),
+    logout: () => call(LoggedOut, "POST", "/auth/logout", {}),
+    /** Both always answer 200 with the same message (no e-mail enumeration). */
+    forgotPassword: (email: string) => call(Ok, "POST", "/auth/forgot-password", { email }),
+    magicLink: (email: string) => call(Ok, "POST", "/auth/magic-link", { email })
   },
   analytics: {
-    stats: () => request<Public<Stats>>("GET", "/api/v1/public/stats"),
-    whaleIndex: () => request<Public<WhaleIndex>>("GET", "/api/v1/public/whale-index"),
-    topTokens: () => request<Public<TopTokens>>("GET", "/api/v1/public/top-tokens")
+    stats: () => call(publicOf(Stats), "GET", "/api/v1/public/stats"),
+    whaleIndex: () => call(publicOf(WhaleIndex), "GET", "/api/v1/public/whale-index"),
+    topTokens: () => call(publicOf(TopTokens), "GET", "/api/v1/public/top-tokens")
   },
   tokens: {
-    detail: (token: string) => request<TokenDetail>("GET", `/api/console/tokens/${encodeURIComponent(token)}`)
+    detail: (token: string) => call(TokenDetail, "GET", `/api/console/tokens/${encodeURIComponent(token)}`)
   },
   ops: {
-    restart: (actor: string) => request<{ accepted: true; actor: string; processes: number }>("POST", `/ops/actors/${encodeURIComponent(actor)}/restart`)
+    restart: (actor: string) => call(RestartAccepted, "POST", `/ops/actors/${encodeURIComponent(actor)}/restart`)
   }
 })
 

@@ -124,9 +124,11 @@ export const createWsClient = (options: WsClientOptions) => {
     connect()
   }
 
-  window.addEventListener("online", () => {
-    if (ws === null) reconnect()
-  })
+  // Back online: reconnect at once instead of waiting for the back-off.
+  const online = () => {
+    if (ws === null && !stopped) reconnect()
+  }
+  window.addEventListener("online", online)
 
   return {
     start: connect,
@@ -144,6 +146,7 @@ export const createWsClient = (options: WsClientOptions) => {
     },
     stop: () => {
       stopped = true
+      window.removeEventListener("online", online)
       stopTimers()
       ws?.close(1000, "bye")
     }

@@ -1,7 +1,7 @@
 /** Buy and sell volume per token as opposed bars on one scale, with the signed net flow. */
 import { For, type Component } from "solid-js"
 import type { TopToken } from "../../../schema/http/analytics"
-import { signedUsd, usd } from "../lib/format"
+import { signedUsd, usd, tokenName } from "../lib/format"
 import { Link } from "../router"
 
 export const FlowBars: Component<{ tokens: ReadonlyArray<TopToken>; limit?: number }> = (props) => {
@@ -19,7 +19,7 @@ export const FlowBars: Component<{ tokens: ReadonlyArray<TopToken>; limit?: numb
       <For each={rows()} fallback={<p class="empty">No whale volume in this window yet.</p>}>
         {(t) => (
           <div class="flow" role="row">
-            <Link href={`/tokens/${t.token}`} class="flow-symbol">{t.symbol}</Link>
+            <Link href={`/tokens/${t.token}`} class="flow-symbol">{tokenName(t.token, t.symbol)}</Link>
             <div class="flow-bars" role="cell" aria-label={`buy ${usd(t.buy_volume_usd)}, sell ${usd(t.sell_volume_usd)}`}>
               <div class="bar-side bar-sell"><span style={{ width: `${(t.sell_volume_usd / max()) * 100}%` }} /></div>
               <div class="bar-side bar-buy"><span style={{ width: `${(t.buy_volume_usd / max()) * 100}%` }} /></div>

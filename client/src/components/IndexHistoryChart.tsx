@@ -1,4 +1,4 @@
-/** The sentiment index's daily closes for the last 30 days, today's live value last. */
+/** The sentiment index's daily closes for the last 30 days, today's live value last; the axis in whole points. */
 import { AreaSeries, LineSeries } from "lightweight-charts"
 import type { Component } from "solid-js"
 import type { WhaleIndex } from "../../../schema/http/analytics"
@@ -13,6 +13,8 @@ export const IndexHistoryChart: Component<{ index: WhaleIndex; height?: number }
       const c = chartColors()
       const area = chart.addSeries(AreaSeries, {
         lineColor: c.accent, topColor: `${c.accent}55`, bottomColor: `${c.accent}05`, lineWidth: 2,
+        // Whole points on the axis; no last-value label (on a phone it covered the axis labels: the page shows the value).
+        priceFormat: { type: "price", precision: 0, minMove: 1 }, lastValueVisible: false, priceLineVisible: false,
         autoscaleInfoProvider: () => ({ priceRange: { minValue: 0, maxValue: 100 } })
       })
       const neutral = chart.addSeries(LineSeries, { color: c.text, lineWidth: 1, lineStyle: 2, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false })

@@ -1,10 +1,11 @@
 /**
  * A token's whale-trade prices (line, right scale) over its net whale flow per time bucket (histogram, bottom
- * quarter): inflows (buys, exchange withdrawals) up in green, outflows down in red.
+ * quarter, its USD scale on the left): inflows (buys, exchange withdrawals) up in green, outflows down in red. The price
+ * axis reads in dollars with separators and as many digits as the price needs.
  */
 import { HistogramSeries, LineSeries, type UTCTimestamp } from "lightweight-charts"
 import type { Component } from "solid-js"
-import { isInflow } from "../lib/format"
+import { axisPrice, axisUsd, isInflow } from "../lib/format"
 import { Chart, chartColors } from "./Chart"
 
 export interface ChartTrade {
@@ -20,11 +21,12 @@ export const PriceFlowChart: Component<{ trades: ReadonlyArray<ChartTrade>; symb
   <Chart
     label={`${props.symbol} price of whale trades and net whale flow`}
     height={300}
+    options={{ leftPriceScale: { visible: true, borderColor: chartColors().grid } }}
     setup={(chart) => {
       const c = chartColors()
-      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: { type: "price", precision: 4, minMove: 0.0001 } })
-      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "flow", priceFormat: { type: "volume" }, lastValueVisible: false, priceLineVisible: false })
-      chart.priceScale("flow").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } })
+      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: { type: "custom", formatter: axisPrice, minMove: 1e-12 } })
+      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "left", priceFormat: { type: "custom", formatter: axisUsd, minMove: 1 }, lastValueVisible: false, priceLineVisible: false })
+      chart.priceScale("left").applyOptions({ scaleMargins: { top: 0.7, bottom: 0 } })
       priceLine.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.3 } })
       return () => {
         const sorted = [...props.trades].filter((t) => Number.isFinite(Date.parse(t.ts))).sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))

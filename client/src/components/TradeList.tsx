@@ -1,7 +1,7 @@
 /** Whale trades as a table (wide screens) or stacked rows (phones), newest first. */
 import { For, Show, type Component } from "solid-js"
 import type { WhaleTrade } from "../../../schema/http/analytics"
-import { ago, amount, categoryLabel, isInflow, price, shortAddress, usd } from "../lib/format"
+import { ago, amount, categoryLabel, isInflow, price, shortAddress, tokenName, usd } from "../lib/format"
 import { Link } from "../router"
 import { useStore } from "../store"
 
@@ -36,7 +36,7 @@ export const TradeList: Component<{ trades: ReadonlyArray<ListedTrade>; empty?: 
             </span>
             <Show when={!props.hideToken}>
               <span role="cell" class="c-token token">
-                <Link href={`/tokens/${t.token}`}>{t.symbol}</Link>
+                <Link href={`/tokens/${t.token}`}>{tokenName(t.token, t.symbol)}</Link>
               </span>
             </Show>
             <span role="cell" class="c-amount num">{amount(t.amount)}</span>

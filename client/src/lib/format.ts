@@ -75,3 +75,19 @@ export const duration = (seconds: number): string => {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`
   return `${Math.floor(seconds / 86_400)}d ${Math.floor((seconds % 86_400) / 3600)}h`
 }
+
+/** A price-axis label: `$2,960`, `$15.42`, `$0.8123`, `$0.00001234` (enough digits to tell ticks apart). */
+export const axisPrice = (n: number): string => {
+  if (!Number.isFinite(n)) return ""
+  const abs = Math.abs(n)
+  const digits = abs >= 1000 ? 0 : abs >= 1 ? 2 : abs === 0 ? 2 : Math.min(12, 2 - Math.floor(Math.log10(abs)) + 1)
+  return `${n < 0 ? "-" : ""}$${abs.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`
+}
+
+/** A USD-flow axis label: `+$1.2M`, `−$350K`, `$0`. */
+export const axisUsd = (n: number): string => signedUsd(Math.round(n))
+
+/** How the console names a token: WETH (and native ETH, recorded as WETH) is shown as ETH everywhere. */
+export const WETH_ADDRESS = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
+export const tokenName = (token: string, symbol: string): string =>
+  token.toLowerCase() === WETH_ADDRESS ? "ETH" : symbol

@@ -7,15 +7,16 @@ import { createStore } from "solid-js/store"
 import { createAgent } from "../api/http"
 import { createWsClient } from "../api/ws"
 import { createConnection } from "./createConnection"
-import { createFeed } from "./createFeed"
-import { createMarket } from "./createMarket"
-import { createOps } from "./createOps"
-import { createSession } from "./createSession"
-import { createToken } from "./createToken"
-import type { Actions, State } from "./types"
+import { createFeed } from "../features/feed/store"
+import { createMarket } from "../features/market/store"
+import { createOps } from "../features/ops/store"
+import { createSession } from "../features/account/store"
+import { createToken } from "../features/token/store"
+import type { Actions, Deps, State } from "./types"
 
 export type Store = readonly [State, Actions]
 const StoreContext = createContext<Store>()
+const DepsContext = createContext<Deps>()
 
 const wsUrl = () => `${window.location.protocol === "https:" ? "wss:" : "ws:"}//${window.location.host}/ws`
 
@@ -48,11 +49,25 @@ export const StoreProvider: ParentComponent = (props) => {
     ws.stop()
   })
   const store: Store = [state, actions as Actions]
-  return <StoreContext.Provider value={store}>{props.children}</StoreContext.Provider>
+  return (
+    <DepsContext.Provider value={deps}>
+      <StoreContext.Provider value={store}>{props.children}</StoreContext.Provider>
+    </DepsContext.Provider>
+  )
 }
 
 export const useStore = (): Store => {
   const store = useContext(StoreContext)
   if (!store) throw new Error("useStore outside StoreProvider")
   return store
+}
+
+/**
+ * The console's shared connections — the HTTP agent and the WebSocket client — for a feature's own store
+ * (`features/<feature>/store.ts`), created when its page mounts and cleaned up with `onCleanup`.
+ */
+export const useDeps = (): Deps => {
+  const deps = useContext(DepsContext)
+  if (!deps) throw new Error("useDeps outside StoreProvider")
+  return deps
 }

@@ -35,6 +35,8 @@ export interface Actions {
   login(email: string, password: string): Promise<void>
   register(email: string, password: string, displayName?: string): Promise<string>
   logout(): Promise<void>
+  /** Mails a password reset link or a one-time sign-in link; resolves to the server's (uniform) answer. */
+  mailLink(kind: "reset" | "magic", email: string): Promise<string>
   loadMarket(): Promise<void>
   loadToken(token: string): Promise<void>
   followOps(): () => void

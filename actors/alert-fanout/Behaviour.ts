@@ -1,0 +1,33 @@
+/**
+ * The alert-fanout actors: one consumes `chain.tx`, the other `domain.events`; both hand each message to the
+ * AlertFanout service (in-memory index, one delivery per (alert, record), `notify`). Records are handled many at
+ * a time: matching is synchronous and in memory, and the handlers of one read share one database write.
+ * Transient state (index, convergence window, cooldowns) is rebuilt from the database at start.
+ */
+import { Effect } from "effect"
+import { isRetraction, STREAMS, type ChainStreamMessage, type DomainEvent } from "../../schema/streams"
+import { AlertFanout } from "../../server/domains/alerts/Fanout"
+import { streamActor } from "../runtime/Actor"
+import { FanoutEventMessage, FanoutRecordMessage } from "./Protocol"
+
+export const AlertFanoutActor = streamActor({
+  name: "alert-fanout",
+  stream: STREAMS.chainTx,
+  schema: FanoutRecordMessage,
+  batch: 512,
+  concurrency: 512,
+  behaviour: Effect.gen(function* () {
+    const fanout = yield* AlertFanout
+    return (message: ChainStreamMessage) => (isRetraction(message) ? fanout.handleRetraction(message) : fanout.handleRecord(message))
+  })
+})
+
+export const AlertEventsActor = streamActor({
+  name: "alert-events",
+  stream: STREAMS.domainEvents,
+  schema: FanoutEventMessage,
+  behaviour: Effect.gen(function* () {
+    const fanout = yield* AlertFanout
+    return (message: DomainEvent) => fanout.handleEvent(message)
+  })
+})

@@ -1,0 +1,139 @@
+/**
+ * The echo-portfolio actor: consumes `echo.cmd` and hands each command to its user's entity (Entities.ts), which
+ * serializes that user's commands; different users run side by side (up to CONCURRENCY at once per process).
+ * Every command is applied exactly once by its `messageId` (EchoBook's unique command id); an expected rejection
+ * (not enough cash, an unpriced token) is recorded as the command's outcome and acked — redelivery answers the same.
+ *
+ * Its companion, echo-watch, consumes `chain.tx` (its own group, new records only): every priced record marks the
+ * entities holding that token for a live revaluation; a DEX record of a wallet some users auto-copy becomes one
+ * `AutoCopy` command per follower (command id `auto:<user>:<tx>:<log>:<wallet>:<token>`, so a redelivered record
+ * is copied once); a retraction becomes a `Retract` command for every copy of the retracted record, and its shadow
+ * positions are dropped.
+ */
+import { Effect } from "effect"
+import { ChainStreamMessage, isRetraction, STREAMS, type ChainTxMessage } from "../../schema/streams"
+import { EchoBook } from "../../server/domains/echo/Book"
+import type { EchoError } from "../../server/domains/echo/Errors"
+import { EchoRepo } from "../../server/domains/echo/Repo"
+import { Bus } from "../../server/platform/infra/Bus"
+import { streamActor } from "../runtime/Actor"
+import { EchoEntities } from "./Entities"
+import { EchoCommand } from "./Protocol"
+
+const CONCURRENCY = 32
+
+type AutoCopy = Extract<EchoCommand, { _tag: "AutoCopy" }>
+
+export const EchoPortfolioActor = streamActor({
+  name: "echo-portfolio",
+  stream: STREAMS.echoCmd,
+  schema: EchoCommand,
+  concurrency: CONCURRENCY,
+  batch: 128,
+  behaviour: Effect.gen(function* () {
+    const book = yield* EchoBook
+    const repo = yield* EchoRepo
+    const entities = yield* EchoEntities
+
+    /** An expected rejection: recorded as the command's outcome (once) and acked. */
+    const rejected = (c: EchoCommand) => (e: EchoError) =>
+      repo.recordOutcome(c.messageId, c.userId, { rejected: e._tag, ...e }).pipe(
+        Effect.zipRight(Effect.logDebug(`echo command ${c.messageId} rejected: ${e._tag}`)))
+
+    /** An auto-copy skip, kept as a shadow position with its reason. */
+    const skip = (c: AutoCopy, reason: string, price: number | null, usd: number) =>
+      Effect.gen(function* () {
+        yield* repo.insertShadow({
+          user_id: c.userId, command_id: c.messageId, reason, side: c.side, token: c.token, symbol: c.symbol, usd,
+          price, quantity: price !== null && price > 0 ? usd / price : null, whale_tx_hash: c.tx_hash, whale_log: c.log_index, whale_wallet: c.wallet
+        })
+        yield* book.push(c.userId, { reason: "skip", portfolio: yield* book.view(c.userId), skip: reason })
+      })
+
+    const autoCopy = (c: AutoCopy) => Effect.gen(function* () {
+      const whaleUsd = c.whale_usd ?? 0
+      const usd = Math.min(c.rule.cap_usd, c.rule.mode === "fixed" ? c.rule.amount : c.rule.amount * whaleUsd)
+      if (c.side === "SELL") {
+        if (!c.rule.copy_sells) return
+        const held = (yield* repo.read(c.userId))?.book.holdings.get(c.token)
+        if (!held) return // nothing to follow out of
+      }
+      if (!(usd > 0)) return yield* skip(c, "zero_size", null, 0)
+      const record = yield* book.findRecord(c.tx_hash, c.log_index, c.wallet).pipe(Effect.either)
+      // A record a reorg removed is not followed (and leaves no shadow); an unpriced one is a skip.
+      if (record._tag === "Left") return record.left._tag === "RecordNotFound" ? undefined : yield* skip(c, "unpriced", null, usd)
+      const priced = yield* book.priceCopy(record.right, usd, "auto").pipe(Effect.either)
+      if (priced._tag === "Left") return yield* skip(c, priced.left.reason, null, usd)
+      const applied = yield* book.apply(c.userId, c.messageId, priced.right, { capToHolding: true }).pipe(Effect.either)
+      if (applied._tag === "Right") return
+      const e = applied.left
+      if (e._tag === "InsufficientCash") return yield* skip(c, "cash_short", priced.right.quote.price, usd)
+      if (e._tag === "InsufficientHoldings") return yield* skip(c, "not_held", priced.right.quote.price, usd)
+      return yield* rejected(c)(e)
+    })
+
+    const heldTokens = (a: { portfolio: { holdings: ReadonlyArray<{ token: string }> } }) => a.portfolio.holdings.map((h) => h.token)
+
+    const handle = (c: EchoCommand): Effect.Effect<ReadonlyArray<string> | void> => {
+      switch (c._tag) {
+        case "Trade":
+          return book.manual(c.userId, c.messageId, c).pipe(Effect.map(heldTokens), Effect.catchAll(rejected(c)))
+        case "Copy":
+          return book.copy(c.userId, c.messageId, { txHash: c.tx_hash, logIndex: c.log_index, wallet: c.wallet, usd: c.usd, fraction: c.fraction }).pipe(
+            Effect.map(heldTokens), Effect.catchAll(rejected(c)))
+        case "AutoCopy":
+          return autoCopy(c).pipe(Effect.catchAll(rejected(c)))
+        case "Retract":
+          return repo.tradeById(c.tradeId).pipe(
+            Effect.flatMap((t) => (t && t.user_id === c.userId ? book.retract(t) : Effect.void)),
+            Effect.asVoid)
+        case "Reset":
+          // Once per command id: the outcome row is written first, so a redelivery does not wipe again.
+          return repo.outcomeOf(c.messageId).pipe(Effect.flatMap((done) =>
+            done ? Effect.void : book.reset(c.userId).pipe(Effect.zipRight(repo.recordOutcome(c.messageId, c.userId, { reset: true })))))
+        case "Touch":
+          return Effect.void
+      }
+    }
+
+    return (c: EchoCommand) => entities.run(c.userId, handle(c)).pipe(Effect.annotateLogs({ user: c.userId, command: c._tag }))
+  })
+})
+
+export const EchoWatchActor = streamActor({
+  name: "echo-watch",
+  stream: STREAMS.chainTx,
+  schema: ChainStreamMessage,
+  startFrom: "$",
+  batch: 256,
+  behaviour: Effect.gen(function* () {
+    const repo = yield* EchoRepo
+    const entities = yield* EchoEntities
+    const bus = yield* Bus
+
+    const onRecord = (r: ChainTxMessage) => Effect.gen(function* () {
+      if (r.price_usd !== null) yield* entities.priceMoved(r.token)
+      if (r.category !== "dex_buy" && r.category !== "dex_sell") return
+      const followers = yield* repo.followersOf(r.wallet)
+      if (followers.length === 0) return
+      yield* bus.publishMany(STREAMS.echoCmd, followers.map((f) => ({
+        _tag: "AutoCopy",
+        messageId: `auto:${f.user_id}:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`,
+        userId: f.user_id, tx_hash: r.tx_hash, log_index: r.log_index, wallet: r.wallet, token: r.token, symbol: r.symbol,
+        side: r.category === "dex_buy" ? "BUY" : "SELL", whale_usd: r.usd,
+        rule: { mode: f.mode, amount: f.amount, cap_usd: f.cap_usd, copy_sells: f.copy_sells }
+      })))
+    })
+
+    return (m: ChainStreamMessage) => {
+      if (!isRetraction(m)) return onRecord(m)
+      return Effect.gen(function* () {
+        const copies = yield* repo.copiesOf(m.tx_hash, m.log_index)
+        if (copies.length > 0) {
+          yield* bus.publishMany(STREAMS.echoCmd, copies.map((t) => ({ _tag: "Retract", messageId: `retract:${t.id}`, userId: t.user_id, tradeId: t.id })))
+        }
+        yield* repo.deleteShadowsOf(m.tx_hash, m.log_index)
+      })
+    }
+  })
+})

@@ -1,0 +1,55 @@
+/**
+ * The picks-grader (singleton: across processes the holder of its lease runs it). One life:
+ *  - publishes `PickFlagged` for picks a crashed life stored but did not announce;
+ *  - grades due picks every PICKS_GRADE_INTERVAL_SECONDS (a pick is due exactly 7 × 24 h after its flag) once the
+ *    mailbox is caught up (no undelivered or unacknowledged entry), so no pick is graded before its prices are in;
+ *  - consumes `chain.tx` through its consumer group (`picks-grader`, from the start of the retained stream): each
+ *    record may flag a pick or date a whale's exit, each retraction undoes its record.
+ * Persisted state only (tables of migration 0080); nothing transient survives a restart, nothing needs to.
+ */
+import { Duration, Effect } from "effect"
+import { STREAMS } from "../../schema/streams"
+import { Picks } from "../../server/domains/picks/Picks"
+import { Bus } from "../../server/platform/infra/Bus"
+import { loopActor, streamActor } from "../runtime/Actor"
+import { mailboxLife } from "../runtime/Mailbox"
+import type { ActorHandle } from "../runtime/Registry"
+import { isRetraction, PicksGraderMessage, type PicksGraderMessageT } from "./Protocol"
+
+export const PICKS_GRADER = "picks-grader"
+
+const mailbox = streamActor({
+  name: PICKS_GRADER,
+  stream: STREAMS.chainTx,
+  schema: PicksGraderMessage,
+  // In order: a flag depends on the records before it.
+  concurrency: 1,
+  behaviour: Effect.gen(function* () {
+    const picks = yield* Picks
+    return (message: PicksGraderMessageT) => (isRetraction(message) ? picks.retract(message) : Effect.asVoid(picks.ingest(message)))
+  })
+})
+
+const life = (actor: ActorHandle) =>
+  Effect.gen(function* () {
+    const picks = yield* Picks
+    const announced = yield* picks.publishPending
+    if (announced > 0) yield* Effect.logInfo(`announced ${announced} pick(s) stored before a restart`)
+    const bus = yield* Bus
+    const grading = Effect.gen(function* () {
+      while (true) {
+        // Only when every published record has been handled: a pick is graded on the prices of its 7 days, and during
+        // a catch-up those are still in the mailbox (the flag path grades as of each record's time meanwhile).
+        const info = yield* bus.groupInfo(STREAMS.chainTx, PICKS_GRADER)
+        const caughtUp = (info.lag ?? 0) === 0 && info.pending === 0
+        const graded = caughtUp ? yield* picks.gradeDue() : 0
+        if (graded > 0) yield* Effect.logInfo(`graded ${graded} pick(s)`)
+        actor.heartbeat()
+        yield* Effect.sleep(Duration.millis(picks.settings.gradeIntervalMs))
+      }
+    })
+    // Both run until interrupted; a failure of either ends this life (the supervisor starts a new one).
+    yield* Effect.all([grading, mailboxLife(mailbox, actor)], { concurrency: 2, discard: true })
+  })
+
+export const PicksGraderActor = loopActor({ name: PICKS_GRADER, singleton: true, run: life })

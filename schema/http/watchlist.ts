@@ -1,0 +1,46 @@
+/** Wire contracts of the watchlist (server/domains/watchlist), shared with the console. */
+import { z } from "zod"
+import { intParam } from "../common"
+
+/** A token: a 0x address or a known symbol (`ETH` included). */
+export const AddWatchlistRequest = z.object({ token: z.string().trim().min(1).max(64) })
+export const ItemParams = z.object({ item_id: intParam({ min: 1 }) })
+export const QuickAddQuery = z.object({ ref: z.string().max(2000).optional().default("") })
+export const QuickAddForm = z.object({ ref: z.string().max(2000), _csrf: z.string().max(200).optional() })
+export const InterestQuery = z.object({ s: z.string().max(2000).optional().default("") })
+
+export const WatchlistItem = z.object({
+  id: z.number().int(),
+  token: z.string(),
+  symbol: z.string(),
+  added_at: z.string(),
+  price_at_add_usd: z.number().nullable(),
+  price_usd: z.number().nullable(),
+  /** Percent change of the price since the item was added; null without both prices. */
+  change_pct: z.number().nullable(),
+  flow_24h: z.object({ buy_usd: z.number(), sell_usd: z.number(), net_usd: z.number(), trades: z.number().int() }),
+  /** The token's open (PENDING) pick, once the picks domain provides it. */
+  open_pick: z.object({ id: z.number().int(), flagged_at: z.string() }).nullable()
+})
+export type WatchlistItem = z.infer<typeof WatchlistItem>
+
+export const Watchlist = z.object({
+  items: z.array(WatchlistItem),
+  cap: z.number().int(),
+  pending: z.array(z.object({ token: z.string(), symbol: z.string() }))
+})
+export type Watchlist = z.infer<typeof Watchlist>
+
+export const AddWatchlistResponse = z.object({ created: z.boolean(), item: WatchlistItem })
+
+/** One live update on the user's topic (`user:<id>`, kind `watchlist`): a whale trade of a watched token. */
+export const WatchlistLive = z.object({
+  item_id: z.number().int(),
+  token: z.string(),
+  symbol: z.string(),
+  price_usd: z.number().nullable(),
+  category: z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"]),
+  usd: z.number().nullable(),
+  ts: z.string()
+})
+export type WatchlistLive = z.infer<typeof WatchlistLive>

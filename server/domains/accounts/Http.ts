@@ -1,0 +1,122 @@
+/** Account and session routes (spec §4.1); the mailed-link routes are in HttpLinks.ts. */
+import { Effect } from "effect"
+import {
+  AccountTypeRequest,
+  LoginRequest,
+  LogoutRequest,
+  MeResponse,
+  OkResponse,
+  PasswordChangeRequest,
+  ProfileRequest,
+  RefreshRequest,
+  RegisterRequest,
+  SessionResponse,
+  TierResponse
+} from "../../../schema/http/auth"
+import { AppConfig } from "../../platform/Config"
+import { Unauthorized } from "../../platform/http/Errors"
+import { Guard } from "../../platform/http/Guards"
+import { Reply } from "../../platform/http/Reply"
+import { route } from "../../platform/http/Route"
+import { Accounts } from "./Accounts"
+import { clearedCookies, clientMeta, cookieIsSecure, NO_STORE, sessionCookies } from "./Cookies"
+import { AuthGuards, REFRESH_COOKIE } from "./Guards"
+import { AuthLinkRoutes } from "./HttpLinks"
+import type { MeResponse as Me } from "../../../schema/http/auth"
+import { Sessions, type IssuedSession } from "./Sessions"
+
+export { TierResponse }
+
+const TAGS = ["auth"]
+
+export const AuthRoutes = Effect.gen(function* () {
+  const config = yield* AppConfig
+  const accounts = yield* Accounts
+  const sessions = yield* Sessions
+  const guards = yield* AuthGuards
+  const secure = cookieIsSecure(config.publicBaseUrl)
+
+  /** A session answer: tokens in the body (API clients) and in cookies (browsers). */
+  const sessionReply = (session: IssuedSession, me: Me) =>
+    Reply.json(
+      { access_token: session.accessToken, token_type: "bearer", expires_in: session.expiresIn, refresh_token: session.refreshToken, user: me },
+      200,
+      [...sessionCookies(session, config.auth.refreshTtlSeconds, secure), NO_STORE]
+    )
+
+  const core = [
+    route({
+      method: "POST", path: "/auth/register", summary: "Create an account and mail its verification link (same answer for a taken address)",
+      tags: TAGS, guard: Guard.anon, body: RegisterRequest, response: OkResponse,
+      handler: ({ body, req }) =>
+        accounts.register({ email: body.email, password: body.password, displayName: body.display_name }, clientMeta(req)).pipe(
+          Effect.as(Reply.json({ ok: true, message: "Check your inbox: we sent a link to confirm your e-mail address." }, 200, [NO_STORE]))
+        )
+    }),
+    route({
+      method: "POST", path: "/auth/login", summary: "Sign in; returns a session token and sets the whale_token cookie",
+      tags: TAGS, guard: Guard.anon, body: LoginRequest, response: SessionResponse,
+      handler: ({ body, req }) =>
+        accounts.login(body.email, body.password, clientMeta(req)).pipe(
+          Effect.map(({ session, me }) => sessionReply(session, me))
+        )
+    }),
+    route({
+      method: "POST", path: "/auth/refresh", summary: "New session token from a refresh token (whale_refresh cookie or body); rotates it",
+      tags: TAGS, guard: Guard.anon, body: RefreshRequest, response: SessionResponse,
+      handler: ({ body, req }) => {
+        const raw = body.refresh_token ?? req.cookie(REFRESH_COOKIE)
+        if (!raw) return Effect.fail(new Unauthorized({ message: "No refresh token", code: "invalid_refresh_token" }))
+        return sessions.refresh(raw).pipe(
+          Effect.flatMap((session) => accounts.me(session.userId).pipe(Effect.map((me) => sessionReply(session, me))))
+        )
+      }
+    }),
+    route({
+      method: "POST", path: "/auth/logout", summary: "End this session (or every session with everywhere=true); clears the cookies; always 200",
+      tags: TAGS, guard: guards.optionalUser, body: LogoutRequest, response: OkResponse,
+      handler: ({ body, auth, req }) =>
+        Effect.gen(function* () {
+          if (auth && body.everywhere) yield* sessions.revokeAll(auth.id, "logout_everywhere")
+          else if (auth?.sessionId) yield* sessions.revoke(auth.sessionId, "logout")
+          const refresh = body.refresh_token ?? req.cookie(REFRESH_COOKIE)
+          const sid = refresh ? yield* sessions.sessionOfRefreshToken(refresh) : undefined
+          if (sid) yield* sessions.revoke(sid, "logout")
+          return Reply.json({ ok: true, message: "Signed out" }, 200, [...clearedCookies(secure), NO_STORE])
+        })
+    }),
+    route({
+      method: "GET", path: "/auth/tier", summary: "The caller's tier, or anon; always 200, never reveals who the caller is",
+      tags: TAGS, guard: guards.optionalUser, response: TierResponse,
+      handler: ({ auth }) =>
+        Effect.succeed(Reply.json({ tier: auth?.tier ?? "anon" }, 200, [["cache-control", "private, no-store"], ["vary", "authorization, cookie"]]))
+    }),
+    route({
+      method: "GET", path: "/auth/me", summary: "The signed-in account",
+      tags: TAGS, guard: guards.user, response: MeResponse,
+      handler: ({ auth }) => accounts.me(auth.id).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
+    }),
+    route({
+      method: "POST", path: "/auth/profile", summary: "Update the display name (empty clears it)",
+      tags: TAGS, guard: guards.user, body: ProfileRequest, response: MeResponse,
+      handler: ({ auth, body }) =>
+        accounts.updateProfile(auth.id, body.display_name).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
+    }),
+    route({
+      method: "POST", path: "/auth/account-type",
+      summary: "Switch to a business account or update its company details; never business → personal; touches no tier or billing data",
+      tags: TAGS, guard: guards.user, body: AccountTypeRequest, response: MeResponse,
+      handler: ({ auth, body }) =>
+        accounts.setAccountType(auth.id, body).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
+    }),
+    route({
+      method: "POST", path: "/auth/password", summary: "Change the password; ends every session and opens a fresh one for the caller",
+      tags: TAGS, guard: guards.user, body: PasswordChangeRequest, response: SessionResponse,
+      handler: ({ auth, body, req }) =>
+        accounts.changePassword(auth, body.current_password, body.new_password, clientMeta(req)).pipe(
+          Effect.map(({ session, me }) => sessionReply(session, me))
+        )
+    })
+  ]
+  return [...core, ...(yield* AuthLinkRoutes)]
+})

@@ -1,0 +1,34 @@
+/**
+ * Alerts: typed subscriptions, channels (messenger, email, console, signed webhooks), custom wallets, the fan-out
+ * and notifier actors, and the messenger bot (the `bot` role).
+ */
+import { Layer } from "effect"
+import { AlertEventsActor, AlertFanoutActor } from "../../../actors/alert-fanout/Behaviour"
+import { MessengerBotProcess } from "../../../actors/messenger-bot/Behaviour"
+import { AlertRetrierActor, NotifierActor } from "../../../actors/notifier/Behaviour"
+import type { ActorDef } from "../../../actors/runtime/Actor"
+import { defineModule } from "../../platform/Module"
+import { ChainWallets } from "../chain/CustomWallets"
+import { Alerts } from "./Alerts"
+import { Channels } from "./Channels"
+import { AlertsConfig } from "./Config"
+import { CustomWallets } from "./CustomWallets"
+import { AlertErrors } from "./Errors"
+import { AlertFanout } from "./Fanout"
+import { AlertRoutes } from "./Http"
+import { AlertNotifier } from "./Notifier"
+import { AlertsRepo } from "./Repo"
+
+const actors: ReadonlyArray<ActorDef<AlertFanout | AlertNotifier | AlertsConfig>> = [AlertFanoutActor, AlertEventsActor, NotifierActor, AlertRetrierActor]
+
+export const AlertsModule = defineModule({
+  name: "alerts",
+  layer: Layer.mergeAll(
+    AlertsConfig.Default, AlertsRepo.Default, Alerts.Default, Channels.Default, CustomWallets.Default, ChainWallets.Default,
+    AlertFanout.Default, AlertNotifier.Default
+  ),
+  routes: AlertRoutes,
+  actors,
+  processes: [MessengerBotProcess],
+  errors: AlertErrors
+})

@@ -1,0 +1,354 @@
+/** SQL of the alerts domain (migration 0050), and only that. Infrastructure faults are defects here. */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export interface SubRow {
+  readonly id: number
+  readonly user_id: number
+  readonly type: string
+  readonly name: string | null
+  readonly params: Record<string, unknown>
+  readonly channels: ReadonlyArray<string>
+  readonly enabled: boolean
+  readonly snoozed_until: Date | null
+  readonly last_fired_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export interface SettingsRow {
+  readonly user_id: number
+  readonly muted_until: Date | null
+  readonly messenger_enabled: boolean
+  readonly messenger_chat_id: string | null
+  readonly messenger_username: string | null
+  readonly messenger_connected_at: Date | null
+  readonly email_enabled: boolean
+  readonly console_enabled: boolean
+  readonly webhook_enabled: boolean
+  readonly webhook_url: string | null
+  readonly webhook_secret: string | null
+  readonly webhook_disabled_reason: string | null
+}
+
+export interface NewDelivery {
+  readonly alertId: number | null
+  readonly userId: number
+  readonly type: string
+  readonly recordKey: string
+  readonly title: string
+  readonly summary: string
+  readonly data: Record<string, unknown>
+  readonly channels: ReadonlyArray<string>
+  readonly eventAt: string
+  /** `pending` to send, `cooldown` to record only. */
+  readonly status: "pending" | "cooldown"
+  readonly test?: boolean
+}
+
+export interface DeliveryRow {
+  readonly id: number
+  readonly alert_id: number | null
+  readonly user_id: number
+  readonly type: string
+  readonly title: string
+  readonly summary: string
+  readonly data: Record<string, unknown>
+  readonly event_at: Date
+  readonly test: boolean
+  readonly channel: string
+  readonly attempts: number
+}
+
+export interface ChannelResult {
+  readonly deliveryId: number
+  readonly channel: string
+  readonly status: "sent" | "retrying" | "failed" | "digested" | "skipped"
+  readonly error: string | null
+  /** For `retrying`: ms from now. */
+  readonly retryInMs: number | null
+  /** Counted as an attempt (a send was tried). */
+  readonly attempted: boolean
+}
+
+const SUB_COLUMNS = "id, user_id, type, name, params, channels, enabled, snoozed_until, last_fired_at, created_at, updated_at"
+/** Advisory lock namespaces: per-user alert creation and custom-wallet creation (the count checks). */
+const ALERT_LOCK = 30_050
+const WALLET_LOCK = 30_051
+
+export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const die = Effect.orDie
+
+    return {
+      // ---------------------------------------------------------------------------------------- subscriptions
+      list: (userId: number) =>
+        sql<SubRow>`SELECT ${sql.literal(SUB_COLUMNS)} FROM alert_subscriptions WHERE user_id = ${userId} ORDER BY id`.pipe(die),
+
+      byId: (userId: number, id: number) =>
+        sql<SubRow>`SELECT ${sql.literal(SUB_COLUMNS)} FROM alert_subscriptions WHERE id = ${id} AND user_id = ${userId}`.pipe(
+          Effect.map((rows) => rows[0] ?? null), die),
+
+      /** Inserts unless the user has `max` alerts already (serialised per user). */
+      insert: (userId: number, a: { type: string; name: string | null; params: unknown; channels: ReadonlyArray<string>; enabled: boolean }, max: number) =>
+        sql.withTransaction(Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(${ALERT_LOCK}, ${userId}::int)`
+          const counted = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_subscriptions WHERE user_id = ${userId}`
+          if (counted[0]!.n >= max) return null
+          const rows = yield* sql<SubRow>`
+            INSERT INTO alert_subscriptions (user_id, type, name, params, channels, enabled)
+            VALUES (${userId}, ${a.type}, ${a.name}, ${JSON.stringify(a.params)}::jsonb, ${a.channels}::text[], ${a.enabled})
+            RETURNING ${sql.literal(SUB_COLUMNS)}`
+          return rows[0]!
+        })).pipe(die),
+
+      update: (userId: number, id: number, a: { name: string | null; params: unknown; channels: ReadonlyArray<string>; enabled: boolean }) =>
+        sql<SubRow>`
+          UPDATE alert_subscriptions SET name = ${a.name}, params = ${JSON.stringify(a.params)}::jsonb, channels = ${a.channels}::text[],
+            enabled = ${a.enabled}, updated_at = now()
+          WHERE id = ${id} AND user_id = ${userId}
+          RETURNING ${sql.literal(SUB_COLUMNS)}`.pipe(Effect.map((rows) => rows[0] ?? null), die),
+
+      remove: (userId: number, id: number) =>
+        sql`DELETE FROM alert_subscriptions WHERE id = ${id} AND user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), die),
+
+      snooze: (userId: number, id: number, until: Date | null) =>
+        sql<SubRow>`
+          UPDATE alert_subscriptions SET snoozed_until = ${until}, updated_at = now()
+          WHERE id = ${id} AND user_id = ${userId}
+          RETURNING ${sql.literal(SUB_COLUMNS)}`.pipe(Effect.map((rows) => rows[0] ?? null), die),
+
+      /** Every subscription (the matching index's load). */
+      all: sql<SubRow>`SELECT ${sql.literal(SUB_COLUMNS)} FROM alert_subscriptions`.pipe(die),
+
+      byIds: (ids: ReadonlyArray<number>) =>
+        sql<SubRow>`SELECT ${sql.literal(SUB_COLUMNS)} FROM alert_subscriptions WHERE id = ANY(${ids}::bigint[])`.pipe(die),
+
+      countOf: (userId: number) =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_subscriptions WHERE user_id = ${userId}`.pipe(Effect.map((r) => r[0]!.n), die),
+
+      /** Remembers when alerts last fired (cooldowns survive a restart). */
+      touchFired: (ids: ReadonlyArray<number>, at: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.void : sql`
+          UPDATE alert_subscriptions s SET last_fired_at = greatest(s.last_fired_at, t.at)
+          FROM unnest(${ids}::bigint[], ${at}::timestamptz[]) AS t(id, at) WHERE s.id = t.id`.pipe(Effect.asVoid, die),
+
+      // ------------------------------------------------------------------------------------------------ settings
+      settings: (userId: number) =>
+        sql<SettingsRow>`SELECT * FROM alert_user_settings WHERE user_id = ${userId}`.pipe(Effect.map((r) => r[0] ?? null), die),
+
+      settingsOf: (userIds: ReadonlyArray<number>) =>
+        sql<SettingsRow>`SELECT * FROM alert_user_settings WHERE user_id = ANY(${userIds}::bigint[])`.pipe(die),
+
+      /** Applies a partial update (absent keys keep their value), creating the row with defaults first. */
+      patchSettings: (userId: number, p: {
+        messenger_enabled?: boolean | undefined; email_enabled?: boolean | undefined; console_enabled?: boolean | undefined
+        webhook_enabled?: boolean | undefined; webhook_url?: string | null | undefined; webhook_secret?: string | undefined
+        webhook_disabled_reason?: string | null | undefined; muted_until?: Date | null | undefined
+      }) =>
+        sql<SettingsRow>`
+          INSERT INTO alert_user_settings (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`.pipe(
+          Effect.zipRight(sql<SettingsRow>`
+            UPDATE alert_user_settings SET
+              messenger_enabled = coalesce(${p.messenger_enabled ?? null}::boolean, messenger_enabled),
+              email_enabled = coalesce(${p.email_enabled ?? null}::boolean, email_enabled),
+              console_enabled = coalesce(${p.console_enabled ?? null}::boolean, console_enabled),
+              webhook_enabled = coalesce(${p.webhook_enabled ?? null}::boolean, webhook_enabled),
+              webhook_url = CASE WHEN ${p.webhook_url !== undefined}::boolean THEN ${p.webhook_url ?? null} ELSE webhook_url END,
+              webhook_secret = coalesce(${p.webhook_secret ?? null}, webhook_secret),
+              webhook_disabled_reason = CASE WHEN ${p.webhook_disabled_reason !== undefined}::boolean THEN ${p.webhook_disabled_reason ?? null} ELSE webhook_disabled_reason END,
+              muted_until = CASE WHEN ${p.muted_until !== undefined}::boolean THEN ${p.muted_until ?? null}::timestamptz ELSE muted_until END,
+              updated_at = now()
+            WHERE user_id = ${userId}
+            RETURNING *`),
+          Effect.map((rows) => rows[0]!), die),
+
+      mutedUsers: sql<{ user_id: number; muted_until: Date }>`
+        SELECT user_id, muted_until FROM alert_user_settings WHERE muted_until > now()`.pipe(die),
+
+      /** Binds a chat to a user (a chat belongs to one user: an earlier binding of it is removed). */
+      bindChat: (userId: number, chatId: string, username: string | null) =>
+        sql.withTransaction(Effect.gen(function* () {
+          const before = yield* sql<{ user_id: number }>`
+            UPDATE alert_user_settings SET messenger_chat_id = NULL, messenger_username = NULL, messenger_connected_at = NULL
+            WHERE messenger_chat_id = ${chatId} AND user_id <> ${userId} RETURNING user_id`
+          yield* sql`INSERT INTO alert_user_settings (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`
+          yield* sql`
+            UPDATE alert_user_settings SET messenger_chat_id = ${chatId}, messenger_username = ${username},
+              messenger_connected_at = now(), messenger_enabled = true, updated_at = now()
+            WHERE user_id = ${userId}`
+          return before.map((r) => r.user_id)
+        })).pipe(die),
+
+      unbindChat: (chatId: string) =>
+        sql<{ user_id: number }>`
+          UPDATE alert_user_settings SET messenger_chat_id = NULL, messenger_username = NULL, messenger_connected_at = NULL, updated_at = now()
+          WHERE messenger_chat_id = ${chatId} RETURNING user_id`.pipe(Effect.map((r) => r[0]?.user_id ?? null), die),
+
+      byChat: (chatId: string) =>
+        sql<SettingsRow>`SELECT * FROM alert_user_settings WHERE messenger_chat_id = ${chatId}`.pipe(Effect.map((r) => r[0] ?? null), die),
+
+      // -------------------------------------------------------------------------------------------------- codes
+      putCode: (userId: number, hash: string, expiresAt: Date) =>
+        sql`
+          INSERT INTO alert_messenger_codes (user_id, code_hash, expires_at) VALUES (${userId}, ${hash}, ${expiresAt})
+          ON CONFLICT (user_id) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at, created_at = now()`.pipe(
+          Effect.as(true),
+          // The same code already live for another user (one in a million): the caller draws again.
+          Effect.catchAll(() => Effect.succeed(false))),
+
+      /** Consumes a live code: its user, or null. */
+      takeCode: (hash: string) =>
+        sql<{ user_id: number }>`
+          DELETE FROM alert_messenger_codes WHERE code_hash = ${hash} AND expires_at > now() RETURNING user_id`.pipe(
+          Effect.map((r) => r[0]?.user_id ?? null), die),
+
+      // --------------------------------------------------------------------------------------------- deliveries
+      /**
+       * Records deliveries, one per (alert, record): new ones are inserted with a row per channel; ones that exist
+       * already are returned only while a channel is still `pending` (a crash between recording and publishing left
+       * them unsent), so the caller publishes exactly what is still owed.
+       */
+      recordDeliveries: (ds: ReadonlyArray<NewDelivery>) =>
+        ds.length === 0 ? Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>) : sql<{ id: number; user_id: number; fresh: boolean }>`
+          WITH input AS (
+            SELECT * FROM unnest(${ds.map((d) => d.alertId)}::bigint[], ${ds.map((d) => d.userId)}::bigint[], ${ds.map((d) => d.type)}::text[],
+              ${ds.map((d) => d.recordKey)}::text[], ${ds.map((d) => d.title)}::text[], ${ds.map((d) => d.summary)}::text[],
+              ${ds.map((d) => JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
+              ${ds.map((d) => d.eventAt)}::timestamptz[], ${ds.map((d) => d.status)}::text[], ${ds.map((d) => d.test === true)}::boolean[])
+              AS t(alert_id, user_id, type, record_key, title, summary, data, channels, event_at, status, test)
+          ), ins AS (
+            INSERT INTO alert_deliveries (alert_id, user_id, type, record_key, title, summary, data, channels, event_at, test)
+            SELECT alert_id, user_id, type, record_key, title, summary, data::jsonb, string_to_array(channels, ','), event_at, test FROM input
+            ON CONFLICT (alert_id, record_key) WHERE alert_id IS NOT NULL DO NOTHING
+            RETURNING id, user_id, alert_id, record_key, channels
+          ), chans AS (
+            INSERT INTO alert_delivery_channels (delivery_id, channel, status)
+            SELECT ins.id, c, i.status FROM ins
+              JOIN input i ON i.record_key = ins.record_key AND i.alert_id IS NOT DISTINCT FROM ins.alert_id AND i.user_id = ins.user_id
+              CROSS JOIN LATERAL unnest(ins.channels) AS c
+            RETURNING delivery_id
+          )
+          SELECT id, user_id, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND i.alert_id IS NOT DISTINCT FROM ins.alert_id AND i.status = 'pending')
+          UNION ALL
+          SELECT d.id, d.user_id, false FROM alert_deliveries d JOIN input i ON d.alert_id = i.alert_id AND d.record_key = i.record_key
+          WHERE EXISTS (SELECT 1 FROM alert_delivery_channels c WHERE c.delivery_id = d.id AND c.status = 'pending')`.pipe(die),
+
+      /** Claims the `pending` channels of these deliveries for sending (a lease: reclaimed if the sender dies). */
+      claimPending: (ids: ReadonlyArray<number>, leaseSeconds: number) =>
+        sql<DeliveryRow>`
+          WITH claimed AS (
+            UPDATE alert_delivery_channels c SET status = 'sending', next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+            WHERE c.delivery_id = ANY(${ids}::bigint[]) AND c.status = 'pending'
+            RETURNING c.delivery_id, c.channel, c.attempts)
+          SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
+          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id ORDER BY d.id`.pipe(die),
+
+      /** Claims channels due for a retry, and `sending` ones whose lease ran out (their sender died). */
+      claimDue: (limit: number, leaseSeconds: number) =>
+        sql<DeliveryRow>`
+          WITH claimed AS (
+            UPDATE alert_delivery_channels c SET status = 'sending', next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+            FROM (SELECT delivery_id, channel FROM alert_delivery_channels
+                  WHERE status IN ('retrying', 'sending') AND next_attempt_at <= now()
+                  ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
+            WHERE c.delivery_id = due.delivery_id AND c.channel = due.channel
+            RETURNING c.delivery_id, c.channel, c.attempts)
+          SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
+          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id ORDER BY d.id`.pipe(die),
+
+      /** Records the outcome of attempts; latency is event time → now for sent ones. */
+      settle: (rs: ReadonlyArray<ChannelResult>) =>
+        rs.length === 0 ? Effect.void : sql`
+          UPDATE alert_delivery_channels c SET
+            status = t.status,
+            attempts = c.attempts + CASE WHEN t.attempted THEN 1 ELSE 0 END,
+            error = t.error,
+            next_attempt_at = CASE WHEN t.status = 'retrying' THEN now() + make_interval(secs => t.retry_ms / 1000.0) ELSE NULL END,
+            delivered_at = CASE WHEN t.status = 'sent' THEN clock_timestamp() ELSE c.delivered_at END,
+            latency_ms = CASE WHEN t.status = 'sent' THEN greatest(0, (extract(epoch FROM clock_timestamp() - d.event_at) * 1000)::bigint) ELSE c.latency_ms END
+          FROM unnest(${rs.map((r) => r.deliveryId)}::bigint[], ${rs.map((r) => r.channel)}::text[], ${rs.map((r) => r.status)}::text[],
+                      ${rs.map((r) => r.error)}::text[], ${rs.map((r) => r.retryInMs ?? 0)}::float8[], ${rs.map((r) => r.attempted)}::boolean[])
+               AS t(delivery_id, channel, status, error, retry_ms, attempted),
+               alert_deliveries d
+          WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND d.id = t.delivery_id`.pipe(Effect.asVoid, die),
+
+      latencies: (ids: ReadonlyArray<number>) =>
+        sql<{ delivery_id: number; channel: string; latency_ms: number }>`
+          SELECT delivery_id, channel, latency_ms FROM alert_delivery_channels
+          WHERE delivery_id = ANY(${ids}::bigint[]) AND status = 'sent'`.pipe(die),
+
+      /** A reorg retracted these records: their unsent channels are skipped, the deliveries marked. */
+      retract: (recordKeys: ReadonlyArray<string>) =>
+        sql`
+          WITH d AS (UPDATE alert_deliveries SET retracted_at = now() WHERE record_key = ANY(${recordKeys}::text[]) AND retracted_at IS NULL RETURNING id)
+          UPDATE alert_delivery_channels c SET status = 'skipped', error = 'record retracted by a chain reorganisation', next_attempt_at = NULL
+          FROM d WHERE c.delivery_id = d.id AND c.status IN ('pending', 'retrying')`.pipe(Effect.asVoid, die),
+
+      history: (userId: number, limit: number, offset: number) =>
+        sql<{
+          id: number; alert_id: number | null; type: string; title: string; summary: string; data: Record<string, unknown>
+          created_at: Date; event_at: Date; channels: Array<{ channel: string; status: string; attempts: number; delivered_at: string | null; latency_ms: number | null; error: string | null }>
+        }>`
+          SELECT d.id, d.alert_id, d.type, d.title, d.summary, d.data, d.created_at, d.event_at,
+            coalesce((SELECT json_agg(json_build_object('channel', c.channel, 'status', c.status, 'attempts', c.attempts,
+                        'delivered_at', c.delivered_at, 'latency_ms', c.latency_ms, 'error', c.error) ORDER BY c.channel)
+                      FROM alert_delivery_channels c WHERE c.delivery_id = d.id), '[]'::json) AS channels
+          FROM alert_deliveries d WHERE d.user_id = ${userId}
+          ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`.pipe(die),
+
+      // ------------------------------------------------------------------------------------------------- budget
+      /** Adds `n` to the user's count of the window; the count after. */
+      useBudget: (userId: number, hour: Date, n: number) =>
+        sql<{ used: number }>`
+          INSERT INTO alert_budget (user_id, hour, used) VALUES (${userId}, ${hour}, ${n})
+          ON CONFLICT (user_id, hour) DO UPDATE SET used = alert_budget.used + ${n}
+          RETURNING used`.pipe(Effect.map((r) => r[0]!.used), die),
+
+      addOverflow: (userId: number, hour: Date, n: number) =>
+        sql`UPDATE alert_budget SET overflow = overflow + ${n} WHERE user_id = ${userId} AND hour = ${hour}`.pipe(Effect.asVoid, die),
+
+      /** Claims the windows that ended with an overflow and no digest yet (each is claimed by one process). */
+      claimDigests: (before: Date) =>
+        sql<{ user_id: number; hour: Date; overflow: number }>`
+          UPDATE alert_budget SET digest_sent = true
+          WHERE (user_id, hour) IN (SELECT user_id, hour FROM alert_budget WHERE hour < ${before} AND overflow > 0 AND NOT digest_sent
+                                    LIMIT 100 FOR UPDATE SKIP LOCKED)
+          RETURNING user_id, hour, overflow`.pipe(die),
+
+      digestedIn: (userId: number, from: Date, to: Date) =>
+        sql<{ id: number; title: string }>`
+          SELECT DISTINCT d.id, d.title FROM alert_deliveries d JOIN alert_delivery_channels c ON c.delivery_id = d.id
+          WHERE d.user_id = ${userId} AND c.status = 'digested' AND d.created_at >= ${from} AND d.created_at < ${to}
+          ORDER BY d.id`.pipe(die),
+
+      // ----------------------------------------------------------------------------------------- custom wallets
+      wallets: (userId: number) =>
+        sql<{ id: number; address: string; label: string | null; created_at: Date }>`
+          SELECT id, address, label, created_at FROM alert_custom_wallets WHERE user_id = ${userId} ORDER BY id`.pipe(die),
+
+      addWallet: (userId: number, address: string, label: string | null, cap: number) =>
+        sql.withTransaction(Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(${WALLET_LOCK}, ${userId}::int)`
+          const counted = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_custom_wallets WHERE user_id = ${userId}`
+          if (counted[0]!.n >= cap) return { kind: "cap" as const }
+          const rows = yield* sql<{ id: number; address: string; label: string | null; created_at: Date }>`
+            INSERT INTO alert_custom_wallets (user_id, address, label) VALUES (${userId}, ${address}, ${label})
+            ON CONFLICT (user_id, address) DO NOTHING RETURNING id, address, label, created_at`
+          return rows[0] ? { kind: "added" as const, row: rows[0] } : { kind: "exists" as const }
+        })).pipe(die),
+
+      removeWallet: (userId: number, id: number) =>
+        sql<{ address: string }>`DELETE FROM alert_custom_wallets WHERE id = ${id} AND user_id = ${userId} RETURNING address`.pipe(
+          Effect.map((r) => r[0]?.address ?? null), die),
+
+      walletWatchers: (address: string) =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_custom_wallets WHERE address = ${address}`.pipe(Effect.map((r) => r[0]!.n), die),
+
+      isCustomWallet: (address: string) =>
+        sql<{ label: string | null }>`SELECT label FROM alert_custom_wallets WHERE address = ${address} LIMIT 1`.pipe(
+          Effect.map((r) => (r.length > 0 ? { label: r[0]!.label } : null)), die)
+    } as const
+  })
+}) {}

@@ -1,0 +1,80 @@
+/**
+ * Outbound webhooks signed the Standard Webhooks way (https://www.standardwebhooks.com):
+ *   webhook-id        the delivery's id, the same on every retry (receivers deduplicate on it)
+ *   webhook-timestamp unix seconds of this attempt
+ *   webhook-signature `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, key = base64-decoded secret
+ *                     after its `whsec_` prefix
+ * plus the address checks that keep a user's URL from reaching private networks (SSRF).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { isIP } from "node:net"
+
+export const SECRET_PREFIX = "whsec_"
+
+/** A fresh per-user signing secret: `whsec_` + base64 of 24 random bytes. */
+export const newWebhookSecret = () => SECRET_PREFIX + randomBytes(24).toString("base64")
+
+const keyOf = (secret: string) => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64")
+
+export const sign = (secret: string, id: string, timestamp: number, body: string | Uint8Array): string => {
+  const hmac = createHmac("sha256", keyOf(secret))
+  hmac.update(`${id}.${timestamp}.`)
+  hmac.update(body)
+  return `v1,${hmac.digest("base64")}`
+}
+
+export const signedHeaders = (secret: string, id: string, timestamp: number, body: string) => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": sign(secret, id, timestamp, body)
+})
+
+/**
+ * A receiver's check: one of the space-separated `v1,` signatures matches and the timestamp is within
+ * `toleranceSeconds` of `nowSeconds`.
+ */
+export const verify = (
+  secret: string,
+  headers: { readonly id: string; readonly timestamp: string; readonly signature: string },
+  body: string | Uint8Array,
+  nowSeconds: number,
+  toleranceSeconds = 300
+): boolean => {
+  const ts = Number(headers.timestamp)
+  if (!Number.isInteger(ts) || Math.abs(nowSeconds - ts) > toleranceSeconds) return false
+  const expected = Buffer.from(sign(secret, headers.id, ts, body).slice(3), "base64")
+  return headers.signature.split(" ").some((part) => {
+    if (!part.startsWith("v1,")) return false
+    const given = Buffer.from(part.slice(3), "base64")
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const v4 = (ip: string) => ip.split(".").map(Number) as [number, number, number, number]
+
+/** Loopback, private, link-local, CGNAT, unspecified, multicast and reserved addresses (v4 and v6). */
+export const isPrivateAddress = (ip: string): boolean => {
+  const kind = isIP(ip)
+  if (kind === 4) {
+    const [a, b] = v4(ip)
+    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
+  }
+  if (kind === 6) {
+    const x = ip.toLowerCase()
+    if (x === "::" || x === "::1") return true
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(x)
+    if (mapped) return isPrivateAddress(mapped[1]!)
+    return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(x) || x.startsWith("64:ff9b:") || x.startsWith("2001:db8")
+  }
+  return true
+}
+
+/** Host names that are private whatever they resolve to. */
+export const isPrivateHostName = (host: string) => {
+  const h = host.toLowerCase().replace(/\.$/, "")
+  return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === ""
+}

@@ -1,0 +1,30 @@
+/**
+ * What the billing domain brings to the app: its services (the providers' gateways start their local stand-ins
+ * when unconfigured), its routes, and the drip-mailer actor.
+ */
+import { Effect, Layer } from "effect"
+import { DripMailerActor } from "../../../actors/drip-mailer/Behaviour"
+import { defineModule } from "../../platform/Module"
+import { BillingErrors } from "./Errors"
+import { Billing } from "./Billing"
+import { CardGateway } from "./card/CardGateway"
+import { CardWebhook } from "./card/CardWebhook"
+import { CryptoGateway } from "./crypto/CryptoGateway"
+import { CryptoPayments } from "./crypto/CryptoPayments"
+import { Drip } from "./Drip"
+import { DripRoutes } from "./DripHttp"
+import { BillingRoutes as Core } from "./Http"
+import { BillingSchedule } from "./Schedule"
+
+const BillingLive = Layer.mergeAll(
+  CardGateway.Default, CryptoGateway.Default, Billing.Default, CardWebhook.Default, CryptoPayments.Default, Drip.Default, BillingSchedule.Default
+)
+
+export const BillingModule = defineModule({
+  name: "billing",
+  layer: BillingLive,
+  routes: Effect.all([Core, DripRoutes]).pipe(Effect.map((lists) => lists.flat())),
+  actors: [DripMailerActor],
+  errors: BillingErrors,
+  tokenKinds: ["waitlist_confirm", "marketing_unsubscribe"]
+})

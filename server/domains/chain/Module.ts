@@ -1,0 +1,27 @@
+/**
+ * Chain ingestion: the source (rpc, replay or demo), the whale records it stores, the block listener, and on the
+ * demo chain the generated history a first start stores in the background.
+ */
+import { Layer } from "effect"
+import { BlockListenerActor } from "../../../actors/block-listener/Behaviour"
+import { DemoHistoryActor } from "../../../actors/demo-history/Behaviour"
+import type { ActorDef } from "../../../actors/runtime/Actor"
+import type { AppConfig } from "../../platform/Config"
+import type { Bus } from "../../platform/infra/Bus"
+import { defineModule } from "../../platform/Module"
+import { ChainCatalogSeeded } from "./Catalog"
+import { DemoHistory } from "./demo/DemoHistory"
+import { DemoHistoryRepo } from "./demo/HistoryRepo"
+import { ChainRepo } from "./Repo"
+import { ChainSourceLive } from "./SourceLive"
+
+/** What the chain's actors may use: the module's own services, the configuration and the bus. */
+type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus
+const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
+const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
+
+export const ChainModule = defineModule({
+  name: "chain",
+  layer,
+  actors
+})

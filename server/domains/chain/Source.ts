@@ -1,0 +1,85 @@
+/**
+ * The chain source: one interface, three implementations (ARCHITECTURE §6).
+ *  - `rpc`    (RpcSource.ts)    viem against a JSON-RPC node (HTTP or WebSocket).
+ *  - `replay` (ReplaySource.ts) recorded blocks (ethereum-etl JSON lines) for tests and demos.
+ *  - `demo`   (DemoSource.ts)   a deterministic generator of whale activity on real token addresses.
+ *
+ * Errors: transport and node failures are `RpcError`; `retryable` says whether backing off and trying again can
+ * help (rate limits, 5xx, timeouts). Callers retry with `retryRpc`. A token whose metadata cannot be read is not
+ * an error: `readTokenMeta` answers `UNKNOWN_TOKEN` and fails only when the node itself failed retryably.
+ */
+import { Context, Data, Effect, Schedule, type Duration } from "effect"
+import type { ChainBlock, InternalTransfer, RawLog } from "./Types"
+
+export type SourceKind = "rpc" | "replay" | "demo"
+
+export class RpcError extends Data.TaggedError("RpcError")<{
+  readonly method: string
+  readonly message: string
+  readonly retryable: boolean
+  /** HTTP status when the transport saw one. */
+  readonly status?: number
+  /** JSON-RPC error code when the node answered with one. */
+  readonly code?: number
+}> {}
+
+/** The block is not (yet) known to the source: beyond its head, or dropped by a reorg. */
+export class BlockNotFound extends Data.TaggedError("BlockNotFound")<{ readonly number: number }> {}
+
+export interface BlockRange {
+  readonly fromBlock: number
+  readonly toBlock: number
+}
+
+export interface TokenMeta {
+  readonly symbol: string
+  readonly decimals: number | null
+}
+
+export const UNKNOWN_TOKEN: TokenMeta = { symbol: "UNKNOWN", decimals: null }
+
+export interface TxReceipt {
+  readonly status: "success" | "reverted"
+  readonly blockHash: string
+  readonly logs: ReadonlyArray<RawLog>
+}
+
+export interface ChainSourceShape {
+  readonly kind: SourceKind
+  readonly latestBlockNumber: Effect.Effect<number, RpcError>
+  /** The block with its full transactions. */
+  readonly getBlock: (number: number) => Effect.Effect<ChainBlock, RpcError | BlockNotFound>
+  /** ERC-20 Transfer and WETH Deposit/Withdrawal logs in the range (what decoding reads), in chain order. */
+  readonly getLogs: (range: BlockRange) => Effect.Effect<ReadonlyArray<RawLog>, RpcError>
+  /** The receipt (status and all logs), or null when the transaction is unknown. */
+  readonly getReceipt: (txHash: string) => Effect.Effect<TxReceipt | null, RpcError>
+  /** ERC-20 symbol() and decimals(); `UNKNOWN_TOKEN` (or a null field) for tokens that revert or answer oddly. */
+  readonly readTokenMeta: (address: string) => Effect.Effect<TokenMeta, RpcError>
+  /**
+   * Native ETH moved by the transaction's internal calls, from the node's call traces (Traces.ts); null when the
+   * node offers no traces. Absent on sources without traces (demo, replay) or with CHAIN_TRACES=off.
+   */
+  readonly internalTransfers?: (txHash: string) => Effect.Effect<ReadonlyArray<InternalTransfer> | null, RpcError>
+}
+
+export class ChainSource extends Context.Tag("app/ChainSource")<ChainSource, ChainSourceShape>() {}
+
+/** Exponential back-off with jitter, capped, for retryable RPC failures. */
+export const rpcRetrySchedule = (base: Duration.DurationInput = "200 millis", times = 6) =>
+  Schedule.exponential(base, 2).pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(times)))
+
+/** Retries `effect` while it fails with a retryable `RpcError`. */
+export const retryRpc = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  schedule: Schedule.Schedule<unknown, unknown> = rpcRetrySchedule()
+) =>
+  Effect.retry(effect, {
+    schedule,
+    while: (e) => e instanceof RpcError && e.retryable
+  })
+
+/** Validates a symbol() answer: printable, short, trimmed; anything else is UNKNOWN. */
+export const cleanSymbol = (raw: string): string => {
+  const s = raw.replace(/\0/g, "").trim()
+  return s.length > 0 && s.length <= 32 && /^[\x20-\x7e\u00a0-\uffff]+$/u.test(s) ? s : UNKNOWN_TOKEN.symbol
+}

@@ -1,0 +1,96 @@
+/**
+ * The site's server-rendered pages (§4.5): the legal pages, the legacy redirects, `/positioning` per tier, and the
+ * console pages that need a session (`/billing`, `/email`, `/alerts`, `/watchlist`: anonymous callers go to the
+ * login page and come back; `/email` answers 404 to anyone but staff, like a page that does not exist).
+ *
+ * `/positioning` is rendered from the analytics read model cut to the caller's tier, and the rendered HTML is kept
+ * per tier for 60 s; the answer is `Cache-Control: private` with `Vary: Cookie, Authorization`, so no shared cache
+ * hands one tier's page to another.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect } from "effect"
+import type { Tier } from "../../../schema/tiers"
+import type { GATED_CONSOLE_PATHS } from "../../../schema/http/console"
+import { AppConfig } from "../../platform/Config"
+import { Reply } from "../../platform/http/Reply"
+import { route } from "../../platform/http/Route"
+import { Guard } from "../../platform/http/Guards"
+import { CLIENT_DIST } from "../../platform/http/Static"
+import { memo } from "../../platform/infra/Memo"
+import { AuthGuards } from "../accounts/Guards"
+import { ReadModels } from "../analytics/ReadModels"
+import { addressOf } from "../email/Config"
+import { businessTermsPage, cookiePolicyPage, disclaimerPage, LEGAL_UPDATED, privacyPage, termsPage } from "./Legal"
+import { renderPositioning } from "./PositioningPage"
+import { SITE_CSP, sitePage } from "./Site"
+
+const TAGS = ["pages"]
+/** Paths of the console that need a session; the shell is served to signed-in callers. */
+export const SIGNED_IN_CONSOLE_PATHS = ["/billing", "/email", "/alerts", "/watchlist"] as const satisfies ReadonlyArray<(typeof GATED_CONSOLE_PATHS)[number]>
+
+export const PagesRoutes = Effect.gen(function* () {
+  const app = yield* AppConfig
+  const guards = yield* AuthGuards
+  const models = yield* ReadModels
+  const legal = { contact: addressOf(app.mailFrom), updated: LEGAL_UPDATED }
+  const PUBLIC = [["cache-control", "public, max-age=3600"], ["content-security-policy", SITE_CSP]] as const
+  const html = (page: string) => Reply.html(page, 200, PUBLIC)
+
+  const legalPages: ReadonlyArray<readonly [string, string, string]> = [
+    ["/terms", "Terms of service", termsPage(legal)],
+    ["/business-terms", "Business terms", businessTermsPage(legal)],
+    ["/privacy", "Privacy policy", privacyPage(legal)],
+    ["/disclaimer", "Disclaimer (not financial advice)", disclaimerPage(legal)],
+    ["/cookie-policy", "Cookie policy", cookiePolicyPage(legal)]
+  ]
+  const redirects: ReadonlyArray<readonly [string, string]> = [["/legal", "/terms"], ["/cookies", "/cookie-policy"], ["/accumulation", "/positioning"]]
+
+  const positioning = yield* memo({
+    ttl: "60 seconds",
+    capacity: 8,
+    compute: (tier: Tier) =>
+      Effect.gen(function* () {
+        const [view, source] = yield* Effect.all([models.positioning(tier), models.source()])
+        return renderPositioning(view.value, tier, { generatedAt: new Date().toISOString().slice(0, 19).replace("T", " ") + " UTC", demo: source.demo })
+      })
+  })
+
+  const shellFile = join(CLIENT_DIST, "index.html")
+  const shell = existsSync(shellFile) ? readFileSync(shellFile) : null
+  const consoleShell = () => shell
+    ? Reply.bytes(shell, "text/html; charset=utf-8", [["cache-control", "no-cache"], ["x-frame-options", "DENY"]])
+    : Reply.html(sitePage({ title: "Console" }, "<h1>The console is not built</h1><p>Run <code>npm run build</code>.</p>"), 200, [["cache-control", "no-store"]])
+  const notFoundPage = () =>
+    Reply.html(sitePage({ title: "Not found" }, `<h1>Page not found</h1><p>There is nothing at this address.</p><p><a href="/">Whale Intelligence</a></p>`), 404, [["cache-control", "no-store"]])
+
+  return [
+    ...legalPages.map(([path, summary, page]) =>
+      route({ method: "GET", path, summary, tags: TAGS, guard: Guard.anon, produces: "text/html", handler: () => Effect.succeed(html(page)) })),
+    ...redirects.map(([from, to]) =>
+      route({
+        method: "GET", path: from, summary: `Permanent redirect to ${to}`, tags: TAGS, guard: Guard.anon, produces: "text/html",
+        handler: ({ req }) => Effect.succeed(Reply.redirect(`${to}${req.query ? `?${req.query}` : ""}`, 301, [["cache-control", "public, max-age=86400"]]))
+      })),
+    route({
+      method: "GET", path: "/positioning", summary: "Whale positioning, rendered per tier (anon, free, pro, alpha and above)",
+      tags: TAGS, guard: guards.optionalUser, produces: "text/html",
+      handler: ({ auth }) =>
+        positioning.get(auth?.tier ?? "anon").pipe(Effect.map((page) => Reply.html(page, 200, [
+          ["cache-control", "private, no-cache"], ["vary", "Cookie, Authorization"], ["content-security-policy", SITE_CSP]
+        ])))
+    }),
+    ...SIGNED_IN_CONSOLE_PATHS.map((path) =>
+      route({
+        method: "GET", path, summary: "Console page for signed-in users (anonymous: the login page, then back)", tags: TAGS,
+        guard: guards.optionalUser, produces: "text/html",
+        handler: ({ auth, req }) => Effect.succeed(
+          auth === null
+            ? Reply.redirect(`/login?next=${encodeURIComponent(path + (req.query ? `?${req.query}` : ""))}`, 302, [["cache-control", "no-store"]])
+            : path === "/email" && !(auth.admin || auth.tier === "staff") ? notFoundPage() : consoleShell()
+        )
+      }))
+  ]
+})
+
+

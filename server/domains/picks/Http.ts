@@ -1,0 +1,135 @@
+/**
+ * Picks analytics routes (spec §4.10) and the ledger. Thin: parse → the service's snapshot → a pure view.
+ * Tiers: everything graded is public (anyone, no account); `recent` shows PENDING picks younger than
+ * PICKS_FREE_DELAY_HOURS to pro tier and above only (others see how many were withheld, and see them after the delay).
+ */
+import { Clock, Effect } from "effect"
+import {
+  Bands, Behaviour, Distributions, ExitTiming, ExitTimingIndexQuery, LedgerEntries, LedgerEntriesQuery, LedgerSummary, PickIdParams,
+  PicksList, Recent, Summary, SymbolParams, TokenPicks, Tokens, TokensQuery, TopRunnersQuery, Wallets, WalletsQuery
+} from "../../../schema/http/picks"
+import { tierAtLeast } from "../../../schema/tiers"
+import { Guard } from "../../platform/http/Guards"
+import { Reply } from "../../platform/http/Reply"
+import { route } from "../../platform/http/Route"
+import { AuthGuards } from "../accounts/Guards"
+import { PickNotFound, TokenHasNoPicks } from "./Errors"
+import { Picks } from "./Picks"
+import { truncateAddress } from "./Views"
+import * as V from "./Views"
+
+const LEDGER_VERIFY = "Fetch every entry from /api/picks2/ledger/entries (after_seq=0, then next_after_seq). For each entry check: " +
+  "seq is the previous seq + 1; prev_hash equals the previous entry's hash (64 zeros for seq 1); hash = sha256_hex(prev_hash + '\\n' + payload); " +
+  "the payload (canonical JSON, keys sorted) names the same seq, at, kind and pick_id; at never decreases. Compare each day's root with a copy " +
+  "you kept: a deleted, edited or back-dated pick changes every later hash, so an old root would no longer match."
+
+const RECENT_LIMIT = 50
+
+export const PicksRoutes = Effect.gen(function* () {
+  const picks = yield* Picks
+  const guards = yield* AuthGuards
+  const s = picks.settings
+  const view = { minWhales: s.rules.minWhales, windowHours: s.rules.windowMs / 3_600_000, minN: s.minN }
+  const tags = ["picks"]
+  const row = (snap: { exitCounts: ReadonlyMap<number, number> }) => (p: V.PickRec) => V.pickRow(p, snap.exitCounts.get(p.id) ?? 0)
+
+  return [
+    route({
+      method: "GET", path: "/api/picks2/summary", summary: "Headline counts, runner distribution, peak versus close, follow-through (rates with n and 95 % intervals)",
+      tags, guard: Guard.anon, response: Summary,
+      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.summary(snap.picks, snap.exits, view, snap.demo)))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/distributions", summary: "Histograms of highest reading and 7-day close, median return per day 1–7, monthly series",
+      tags, guard: Guard.anon, response: Distributions,
+      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.distributions(snap.picks, view)))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/bands", summary: "Outcome by number of flagging addresses and by conviction band",
+      tags, guard: Guard.anon, response: Bands,
+      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.bands(snap.picks, view)))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/tokens", summary: "One row per picked token", tags, guard: Guard.anon, query: TokensQuery, response: Tokens,
+      handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => V.tokens(snap.picks, query.limit, s.minN)))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/token/{symbol}", summary: "The dated picks of one token", tags, guard: Guard.anon, params: SymbolParams, response: TokenPicks,
+      handler: ({ params }) => Effect.gen(function* () {
+        const snap = yield* picks.snapshot
+        const mine = snap.picks.filter((p) => p.status !== "VOID" && p.symbol.toUpperCase() === params.symbol.toUpperCase())
+        if (mine.length === 0) return yield* Effect.fail(new TokenHasNoPicks({ symbol: params.symbol }))
+        return { symbol: mine[0]!.symbol, picks: [...mine].reverse().map(row(snap)) }
+      })
+    }),
+    route({
+      method: "GET", path: "/api/picks2/picks", summary: "Every graded pick, one row each (no server-side cap)", tags, guard: Guard.anon, response: PicksList,
+      handler: () => picks.snapshot.pipe(Effect.map((snap) => {
+        // Written row by row into one body: no cap, no intermediate array of row objects.
+        const toRow = row(snap)
+        const parts: Array<string> = []
+        for (const p of snap.picks) if (p.status === "GRADED") parts.push(JSON.stringify(toRow(p)))
+        return Reply.rawJson(`{"picks":[${parts.join(",")}]}`)
+      }))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/recent", summary: "Recently flagged picks, PENDING included (live PENDING picks: pro tier or higher)",
+      tags, guard: guards.optionalUser, response: Recent,
+      handler: ({ auth }) => Effect.gen(function* () {
+        const snap = yield* picks.snapshot
+        const now = yield* Clock.currentTimeMillis
+        const live = auth !== null && tierAtLeast(auth.tier, "pro")
+        const recent = snap.picks.filter((p) => p.status !== "VOID").slice(-RECENT_LIMIT).reverse()
+        const shown = recent.filter((p) => live || p.status !== "PENDING" || now - p.flaggedAt >= s.freeDelayMs)
+        return { picks: shown.map(row(snap)), delay_hours: live ? 0 : s.freeDelayMs / 3_600_000, withheld: recent.length - shown.length }
+      })
+    }),
+    route({
+      method: "GET", path: "/api/picks2/behaviour", summary: "What tracked whales did after a pick: hold time, exit move, route", tags, guard: Guard.anon, response: Behaviour,
+      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.behaviour(snap.picks, snap.exits, s.minN)))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/wallets", summary: "Tracked wallets' activity on picks they exited (truncated addresses)", tags, guard: Guard.anon,
+      query: WalletsQuery, response: Wallets,
+      handler: ({ query }) => Effect.gen(function* () {
+        const snap = yield* picks.snapshot
+        return V.wallets(snap.picks, snap.exits, yield* picks.trackedWallets, query.order, query.min_picks)
+      })
+    }),
+    route({
+      method: "GET", path: "/api/picks2/exit-timing/{pick_id}", summary: "Every dated whale exit of one pick", tags, guard: Guard.anon, params: PickIdParams, response: ExitTiming,
+      handler: ({ params }) => Effect.gen(function* () {
+        const snap = yield* picks.snapshot
+        const p = snap.picks.find((x) => x.id === params.pick_id && x.status !== "VOID")
+        if (p === undefined) return yield* Effect.fail(new PickNotFound({ id: params.pick_id }))
+        const exits = snap.exits.filter((e) => e.pickId === p.id).sort((a, b) => a.ts - b.ts)
+        return {
+          pick: row(snap)(p),
+          exits: exits.map((e) => ({ wallet: truncateAddress(e.wallet), at: new Date(e.ts).toISOString(), day_offset: e.dayOffset, hours: e.hours, move: e.move, route: e.route }))
+        }
+      })
+    }),
+    route({
+      method: "GET", path: "/api/picks2/top-runners", summary: "Highest readings within the 10–300 % band", tags, guard: Guard.anon, query: TopRunnersQuery, response: PicksList,
+      handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => ({ picks: V.topRunners(snap.picks, query.limit).map(row(snap)) })))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/exit-timing", summary: "Picks with enough dated exits to chart, at most two per token", tags, guard: Guard.anon,
+      query: ExitTimingIndexQuery, response: PicksList,
+      handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => ({ picks: V.exitTimingIndex(snap.picks, snap.exitCounts, query.min_exits).map(row(snap)) })))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/ledger", summary: "The picks ledger: head and daily root hashes, and how to verify them", tags, guard: Guard.anon, response: LedgerSummary,
+      handler: () => picks.ledgerSummary.pipe(Effect.map(({ head, days }) => ({
+        head, days, algorithm: "sha256(prev_hash + \"\\n\" + payload), payload = canonical JSON {seq, at, kind, pick_id, data}", verify: LEDGER_VERIFY
+      })))
+    }),
+    route({
+      method: "GET", path: "/api/picks2/ledger/entries", summary: "Ledger entries in order, with payloads and hashes", tags, guard: Guard.anon,
+      query: LedgerEntriesQuery, response: LedgerEntries,
+      handler: ({ query }) => picks.ledgerEntries(query.after_seq, query.limit).pipe(Effect.map((entries) => ({
+        entries, next_after_seq: entries.length === query.limit ? entries[entries.length - 1]!.seq : null
+      })))
+    })
+  ]
+})

@@ -1,0 +1,235 @@
+/**
+ * The picks domain's service: it flags picks and records exits as records arrive (`ingest`, from the picks-grader
+ * actor on `chain.tx`), undoes what a reorg took back (`retract`), grades due picks (`gradeDue`, on schedule), and
+ * serves the read views. Every write is idempotent on the record and the pick (unique keys, `ON CONFLICT`), so a
+ * redelivered message or a second process changes nothing; the rules themselves are the pure functions of Rules.ts.
+ */
+import { Clock, Duration, Effect } from "effect"
+import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
+import { Bus } from "../../platform/infra/Bus"
+import { PicksConfig } from "./Config"
+import { recordKey, type RecordRow, PicksRepo } from "./Repo"
+import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
+import type { ExitRec, PickRec } from "./Views"
+
+const TOKEN_REFRESH_MS = 60_000
+
+export interface Snapshot {
+  readonly picks: ReadonlyArray<PickRec>
+  readonly exits: ReadonlyArray<ExitRec>
+  readonly exitCounts: ReadonlyMap<number, number>
+  readonly demo: boolean
+}
+
+export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
+  effect: Effect.gen(function* () {
+    const repo = yield* PicksRepo
+    const settings = yield* PicksConfig
+    const bus = yield* Bus
+    const rules = settings.rules
+
+    // Token flags, refreshed once a minute: the rule excludes stablecoins, ETH derivatives and blacklisted tokens.
+    let flags: { at: number; excluded: Set<string>; weth: Set<string> } | null = null
+    const tokenFlags = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (flags !== null && now - flags.at < TOKEN_REFRESH_MS) return flags
+      const rows = yield* repo.tokenFlags
+      flags = {
+        at: now,
+        excluded: new Set(rows.filter((t) => t.stable || t.eth_derivative || t.blacklisted || t.symbol === "UNKNOWN").map((t) => t.address)),
+        weth: new Set(rows.filter((t) => t.eth_derivative && (t.symbol === "WETH" || t.symbol === "ETH")).map((t) => t.address))
+      }
+      return flags
+    })
+
+    const publishFlag = (p: { id: number; token: string; symbol: string; flagged_at: Date; entry_price: number | null; whales: number; conviction: number }) =>
+      bus.publish(STREAMS.domainEvents, {
+        messageId: `pick:${p.id}`, _tag: "PickFlagged", pick_id: p.id, token: p.token, symbol: p.symbol,
+        flagged_at: p.flagged_at.toISOString(), entry_price: p.entry_price, whales: p.whales, conviction: p.conviction
+      })
+
+    /** Publishes `PickFlagged` for picks not yet announced (after a crash between commit and publish). */
+    const publishPending = Effect.gen(function* () {
+      const rows = yield* repo.unpublished
+      for (const p of rows) yield* publishFlag(p)
+      yield* repo.markPublished(rows.map((r) => r.id))
+      return rows.length
+    })
+
+    /** Grades every pick due at `now` (flag + 7 × 24 h ≤ now); returns how many were graded. */
+    const gradeDue = (now: number) =>
+      Effect.gen(function* () {
+        let total = 0
+        while (true) {
+          const due = yield* repo.duePicks(now, HORIZON_MS, 200)
+          if (due.length === 0) return total
+          for (const p of due) {
+            const flaggedAt = p.flagged_at.getTime()
+            const points = yield* repo.pricePoints(p.token, flaggedAt, flaggedAt + HORIZON_MS)
+            const exits = yield* repo.exitTimes(p.id)
+            const g = grade({ flaggedAt, entryPrice: p.entry_price }, points, exits, now, rules)
+            if (g === null) continue
+            yield* repo.setGrade(p.id, {
+              status: g.status, reason: g.status === "UNPRICED" ? g.reason : null,
+              closePrice: g.status === "GRADED" ? g.closePrice : null, closeReturn: g.status === "GRADED" ? g.closeReturn : null,
+              peak: g.marks.peak, trough: g.marks.trough,
+              peakReturn: g.status === "GRADED" ? g.peakReturn : (g.marks.peak !== null && p.entry_price ? g.marks.peak / p.entry_price - 1 : null),
+              maxAdverse: g.status === "GRADED" ? g.maxAdverse : null,
+              dayCloses: g.marks.dayCloses, exitedBeforeClose: g.exitedBeforeClose, gradedAt: flaggedAt + HORIZON_MS
+            }, yield* Clock.currentTimeMillis)
+            total++
+          }
+          if (due.length < 200) return total
+        }
+      })
+
+    /**
+     * One record, as of `now` (the wall clock live; the record's time during a rebuild). Returns the id of a pick it
+     * flagged, if any.
+     */
+    const ingestRecord = (r: RecordRow, now: number, mode: "live" | "rebuild") =>
+      Effect.gen(function* () {
+        const f = yield* tokenFlags
+        if (f.weth.has(r.token)) {
+          if (r.price !== null && r.price > 0) yield* repo.upsertEthClose(r.ts, r.price)
+          return null
+        }
+        if (f.excluded.has(r.token) || r.category === "exchange_withdraw") return null
+        yield* repo.insertRecord(r)
+        if (r.price !== null && r.price > 0) yield* repo.markPending(r.token, r.ts, r.price, HORIZON_MS)
+        const key = recordKey(r)
+        if (r.category === "dex_sell" || r.category === "exchange_deposit") {
+          const candidates = yield* repo.exitCandidates(r.token, r.wallet, r.ts, EXIT_MS)
+          if (candidates.length > 0) {
+            const last = r.price !== null && r.price > 0 ? r.price : yield* repo.lastPrice(r.token, r.ts)
+            for (const c of candidates) {
+              const exit = exitOf({ flaggedAt: c.flagged_at.getTime(), entryPrice: c.entry_price, flaggers: c.flaggers },
+                { wallet: r.wallet, category: r.category, ts: r.ts, price: r.price }, last)
+              if (exit !== null) yield* repo.insertExit(c.id, exit, key, mode === "live" ? yield* Clock.currentTimeMillis : now)
+            }
+          }
+          return null
+        }
+        if (r.category !== "dex_buy" || (yield* repo.hasOpenPick(r.token))) return null
+        const trades = yield* repo.windowTrades(r.token, r.ts - rules.windowMs, r.ts)
+        const trigger = { wallet: r.wallet, side: "buy" as const, amount: r.amount, usd: r.usd, price: r.price, ts: r.ts }
+        const decision = decideFlag(trigger, trades, false, rules)
+        if (decision === null) return null
+        // Grades due by the flag first (records are handled in time order, so their prices are in), so the track
+        // record the score reads is complete as of the flag — and never graded ahead of its prices during a catch-up.
+        yield* gradeDue(r.ts)
+        const history = yield* repo.gradedHistory(decision.buyers.map((b) => b.wallet), r.ts, HORIZON_MS)
+        const c = conviction(decision.buyers, history, r.ts, rules.minWhales)
+        const ledgerNow = mode === "live" ? yield* Clock.currentTimeMillis : now
+        const id = yield* repo.insertPick({
+          token: r.token, symbol: r.symbol, flaggedAt: r.ts, flagRecord: key, entryPrice: decision.entryPrice,
+          flaggers: decision.buyers.map((b) => b.wallet), flagUsd: c.usd, conviction: c.score, demo: r.demo, source: mode,
+          inputs: {
+            rule: { min_whales: rules.minWhales, window_hours: rules.windowMs / 3_600_000 },
+            buyers: decision.buyers.map((b) => ({ wallet: b.wallet, net_amount: b.netAmount, net_usd: Math.round(b.netUsd * 100) / 100 })),
+            conviction: c
+          }
+        }, ledgerNow)
+        if (id === null) return null
+        if (mode === "live") yield* publishPending
+        else yield* repo.markPublished([id])
+        yield* Effect.logInfo(`pick ${id} flagged: ${r.symbol} by ${decision.buyers.length} whales, conviction ${c.score}`)
+        return id
+      })
+
+    const fromMessage = (m: ChainTxMessage): RecordRow => ({
+      txHash: m.tx_hash, logIndex: m.log_index, wallet: m.wallet.toLowerCase(), token: m.token.toLowerCase(), symbol: m.symbol,
+      category: m.category, amount: Number(m.amount), usd: m.usd, price: m.price_usd, ts: Date.parse(m.ts), demo: m.source === "demo"
+    })
+
+    /** A reorg took a record back: forget it, drop exits it made, void picks that no longer meet the rule. */
+    const retract = (m: ChainTxRetraction) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const wallet = m.wallet.toLowerCase()
+        const token = m.token.toLowerCase()
+        const gone = yield* repo.deleteRecord(m.tx_hash, m.log_index, wallet, token)
+        const key = recordKey({ txHash: m.tx_hash, logIndex: m.log_index, wallet })
+        yield* repo.deleteExitsOf(key, now)
+        if (gone === null) return
+        const ts = gone.ts.getTime()
+        for (const p of yield* repo.picksWindowing(token, ts, rules.windowMs)) {
+          const at = p.flagged_at.getTime()
+          const trades = yield* repo.windowTrades(token, at - rules.windowMs, at)
+          const stillFlagged = p.flag_record !== key && netBuyers(trades, at, rules.windowMs).length >= rules.minWhales
+          if (!stillFlagged) {
+            yield* repo.voidPick(p.id, `reorg retracted ${key}`, now)
+            yield* Effect.logWarning(`pick ${p.id} voided: a reorg retracted ${key}`)
+          }
+        }
+      })
+
+    /** Recomputes every pick from the stored records, deterministically (the ledger is appended to, never rewritten). */
+    const rebuild = (onProgress: (records: number) => void = () => {}) =>
+      Effect.gen(function* () {
+        const started = yield* Clock.currentTimeMillis
+        yield* repo.resetDerived
+        flags = null
+        yield* repo.appendRebuildMark({ reason: "npm run picks -- rebuild", started_at: new Date(started).toISOString() }, started)
+        let after = { ts: 0, id: 0 }
+        let records = 0
+        let flagged = 0
+        while (true) {
+          const rows = yield* repo.storedRecords(after, 2000)
+          if (rows.length === 0) break
+          for (const row of rows) {
+            const r: RecordRow = {
+              txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
+              amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
+            }
+            yield* gradeDue(r.ts)
+            if ((yield* ingestRecord(r, r.ts, "rebuild")) !== null) flagged++
+            records++
+          }
+          const last = rows[rows.length - 1]!
+          after = { ts: last.ts.getTime(), id: last.id }
+          onProgress(records)
+        }
+        const graded = yield* gradeDue(yield* Clock.currentTimeMillis)
+        return { records, flagged, graded }
+      })
+
+    // The read snapshot, reused for PICKS_CACHE_SECONDS (one load at a time).
+    const load = Effect.gen(function* () {
+      const [picks, exits] = yield* Effect.all([repo.allPicks, repo.allExits], { concurrency: 2 })
+      const exitCounts = new Map<number, number>()
+      for (const e of exits) exitCounts.set(e.pickId, (exitCounts.get(e.pickId) ?? 0) + 1)
+      return { picks, exits, exitCounts, demo: picks.some((p) => p.demo === true) } satisfies Snapshot
+    })
+    const [cachedSnapshot, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, Duration.millis(settings.cacheMs))
+
+    return {
+      settings,
+      ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
+        return yield* ingestRecord(fromMessage(m), yield* Clock.currentTimeMillis, "live")
+      }),
+      retract: Effect.fn("Picks.retract")(retract),
+      gradeDue: Effect.fn("Picks.gradeDue")(function* () {
+        return yield* gradeDue(yield* Clock.currentTimeMillis)
+      }),
+      publishPending,
+      rebuild,
+      snapshot: settings.cacheMs > 0 ? cachedSnapshot : load,
+      invalidate,
+      /** The backtest's inputs: graded picks flagged in `[from, to)` (at most `limit`) and the ETH closes around them. */
+      backtestInputs: (from: number, to: number, limit: number) =>
+        Effect.all({
+          picks: repo.backtestPicks(from, to, limit).pipe(Effect.map((rows) => rows.map((r) => ({
+            id: r.id, symbol: r.symbol, flaggedAt: r.flagged_at.getTime(), whales: r.whales, conviction: r.conviction, entryPrice: r.entry_price,
+            dayCloses: r.day_closes ?? [], firstExit: r.exit_ts !== null && r.exit_price !== null ? { ts: r.exit_ts.getTime(), price: r.exit_price } : null
+          })))),
+          eth: repo.ethCloses(from, to + HORIZON_MS),
+          demo: repo.anyDemo
+        }),
+      ledgerSummary: Effect.all({ head: repo.ledgerHead, days: repo.ledgerDays }),
+      ledgerEntries: repo.ledgerEntries,
+      trackedWallets: repo.trackedWallets
+    } as const
+  }),
+  dependencies: [PicksRepo.Default, PicksConfig.Default]
+}) {}

@@ -1,0 +1,202 @@
+/**
+ * Whale-flow reads of the playbook, from the analytics roll-up `whale_flow_hourly` (migration 0030) for whole hours
+ * plus the partial edge hours of `whale_tx` through its `ts` index — never a scan of all records. Record-level reads
+ * (fastest movers, biggest trades, sub-hour buckets) walk the `ts` index over a bounded range only.
+ * These tables belong to the chain/analytics domains; this file only reads them.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { WhaleCategory } from "../../../schema/streams"
+import { HOUR_MS, type Span, split } from "./Spans"
+
+export interface RawFigures {
+  readonly dex_buy_usd: number
+  readonly dex_sell_usd: number
+  readonly exchange_deposit_usd: number
+  readonly exchange_withdraw_usd: number
+  readonly whales_active: number
+  readonly records: number
+}
+
+export interface RawBucket extends Omit<RawFigures, "whales_active"> {
+  readonly b: number
+}
+
+export interface TokenRow {
+  readonly token: string
+  readonly symbol: string
+  readonly dex_buy_usd: number
+  readonly dex_sell_usd: number
+  readonly net: number
+}
+
+export interface WalletRow {
+  readonly wallet: string
+  readonly label: string | null
+  readonly records: number
+  readonly dex_buy_usd: number
+  readonly dex_sell_usd: number
+  readonly net: number
+}
+
+export interface RecordRow {
+  readonly id: number
+  readonly tx_hash: string
+  readonly ts: Date
+  readonly wallet: string
+  readonly wallet_label: string | null
+  readonly token: string
+  readonly symbol: string
+  readonly category: WhaleCategory
+  readonly usd: number | null
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const tokenFilter = (column: string, tokens: ReadonlyArray<string> | null) =>
+      tokens === null ? sql`true` : sql`${sql.unsafe(column)} = ANY(${tokens as Array<string>}::text[])`
+
+    /** The first hour with data (null when nothing is stored). */
+    const dataSince = sql<{ h: Date | null }>`SELECT min(hour) AS h FROM whale_flow_hourly`.pipe(
+      Effect.map((r) => r[0]?.h?.getTime() ?? null),
+      Effect.orDie
+    )
+
+    /**
+     * Figures of many spans in one statement: index i of the result holds the figures of `spans[i]`. Each span
+     * reads its whole hours from the roll-up and its edges from the records; `tokens` (addresses) narrows it.
+     */
+    const figures = (spans: ReadonlyArray<Span>, tokens: ReadonlyArray<string> | null = null, from: "rollup" | "records" = "rollup") => {
+      const hours: Array<[number, string, string]> = []
+      const edges: Array<[number, string, string]> = []
+      spans.forEach((s, i) => {
+        // `records` reads every span from whale_tx (the benchmark's baseline; same figures).
+        const p = from === "records" ? { fullFrom: 0, fullTo: 0, edges: [s] } : split(s)
+        if (p.fullFrom < p.fullTo) hours.push([i, iso(p.fullFrom), iso(p.fullTo)])
+        for (const e of p.edges) edges.push([i, iso(e.from), iso(e.to)])
+      })
+      return sql<RawFigures & { idx: number }>`
+        WITH hi AS (SELECT * FROM unnest(${hours.map((h) => h[0])}::int[], ${hours.map((h) => h[1])}::timestamptz[],
+                      ${hours.map((h) => h[2])}::timestamptz[]) AS hi(idx, f0, f1)),
+             ei AS (SELECT * FROM unnest(${edges.map((h) => h[0])}::int[], ${edges.map((h) => h[1])}::timestamptz[],
+                      ${edges.map((h) => h[2])}::timestamptz[]) AS ei(idx, e0, e1)),
+             r AS (
+               SELECT hi.idx, h.wallet, h.dex_buy_usd AS b, h.dex_sell_usd AS s, h.exchange_deposit_usd AS d,
+                 h.exchange_withdraw_usd AS w, h.dex_buys + h.dex_sells + h.exchange_withdraws + h.exchange_deposits AS n
+               FROM hi JOIN LATERAL (SELECT * FROM whale_flow_hourly
+                 WHERE hour >= hi.f0 AND hour < hi.f1 AND ${tokenFilter("token", tokens)}) h ON true
+               UNION ALL
+               SELECT ei.idx, x.wallet,
+                 CASE WHEN x.category = 'dex_buy' THEN coalesce(x.usd, 0) ELSE 0 END,
+                 CASE WHEN x.category = 'dex_sell' THEN coalesce(x.usd, 0) ELSE 0 END,
+                 CASE WHEN x.category = 'exchange_deposit' THEN coalesce(x.usd, 0) ELSE 0 END,
+                 CASE WHEN x.category = 'exchange_withdraw' THEN coalesce(x.usd, 0) ELSE 0 END, 1
+               FROM ei JOIN LATERAL (SELECT wallet, category, usd FROM whale_tx
+                 WHERE ts >= ei.e0 AND ts < ei.e1 AND ${tokenFilter("token", tokens)}) x ON true
+             )
+        SELECT idx, coalesce(sum(b), 0) AS dex_buy_usd, coalesce(sum(s), 0) AS dex_sell_usd,
+          coalesce(sum(d), 0) AS exchange_deposit_usd, coalesce(sum(w), 0) AS exchange_withdraw_usd,
+          count(DISTINCT wallet)::int AS whales_active, coalesce(sum(n), 0)::int AS records
+        FROM r GROUP BY idx`.pipe(
+        Effect.map((rows) => {
+          const out: Array<RawFigures> = spans.map(() => ({ dex_buy_usd: 0, dex_sell_usd: 0, exchange_deposit_usd: 0, exchange_withdraw_usd: 0, whales_active: 0, records: 0 }))
+          for (const { idx, ...f } of rows) out[idx] = f
+          return out
+        }),
+        Effect.orDie
+      )
+    }
+
+    /** Rows (token, wallet, sums) of one span: roll-up hours plus edge records. */
+    const spanRows = (s: Span) => {
+      const p = split(s)
+      const e = [...p.edges, { from: 0, to: 0 }, { from: 0, to: 0 }]
+      return sql`
+        SELECT token, wallet, symbol, dex_buy_usd AS b, dex_sell_usd AS s, exchange_deposit_usd AS d,
+          exchange_withdraw_usd AS w, dex_buys + dex_sells + exchange_withdraws + exchange_deposits AS n
+        FROM whale_flow_hourly WHERE hour >= ${iso(p.fullFrom)} AND hour < ${iso(p.fullTo)}
+        UNION ALL
+        SELECT token, wallet, symbol,
+          CASE WHEN category = 'dex_buy' THEN coalesce(usd, 0) ELSE 0 END,
+          CASE WHEN category = 'dex_sell' THEN coalesce(usd, 0) ELSE 0 END,
+          CASE WHEN category = 'exchange_deposit' THEN coalesce(usd, 0) ELSE 0 END,
+          CASE WHEN category = 'exchange_withdraw' THEN coalesce(usd, 0) ELSE 0 END, 1
+        FROM whale_tx WHERE (ts >= ${iso(e[0]!.from)} AND ts < ${iso(e[0]!.to)}) OR (ts >= ${iso(e[1]!.from)} AND ts < ${iso(e[1]!.to)})`
+    }
+
+    /** Tokens of a span by |net flow|, stablecoins and blacklisted tokens left out. */
+    const topTokens = (s: Span, limit: number) => sql<TokenRow>`
+      WITH r AS (${spanRows(s)})
+      SELECT r.token, coalesce(t.symbol, max(r.symbol)) AS symbol, sum(r.b) AS dex_buy_usd, sum(r.s) AS dex_sell_usd,
+        sum(r.b - r.s + r.w - r.d) AS net
+      FROM r LEFT JOIN tokens t ON t.address = r.token
+      WHERE NOT coalesce(t.stable, false) AND NOT coalesce(t.blacklisted, false)
+      GROUP BY r.token, t.symbol HAVING sum(r.b - r.s + r.w - r.d) <> 0
+      ORDER BY abs(sum(r.b - r.s + r.w - r.d)) DESC, r.token LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /** Wallets of a span by record count. */
+    const activeWallets = (s: Span, limit: number) => sql<WalletRow>`
+      WITH r AS (${spanRows(s)})
+      SELECT r.wallet, w.label, sum(r.n)::int AS records, sum(r.b) AS dex_buy_usd, sum(r.s) AS dex_sell_usd,
+        sum(r.b - r.s + r.w - r.d) AS net
+      FROM r LEFT JOIN tracked_wallets w ON w.address = r.wallet
+      GROUP BY r.wallet, w.label ORDER BY sum(r.n) DESC, sum(r.b + r.s + r.w + r.d) DESC, r.wallet LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /**
+     * Sums per bucket of `minutes` from `s.from` (index `b`, empty buckets absent). With hour-aligned buckets the
+     * whole hours come from the roll-up and only the last partial hour from the records; otherwise the records.
+     */
+    const buckets = (s: Span, minutes: number) => {
+      const aligned = s.from % HOUR_MS === 0 && minutes % 60 === 0
+      const hoursTo = aligned ? Math.max(s.from, Math.floor(s.to / HOUR_MS) * HOUR_MS) : s.from
+      const sec = minutes * 60
+      return sql<RawBucket>`
+        WITH r AS (
+          SELECT hour AS ts, dex_buy_usd AS b, dex_sell_usd AS s, exchange_deposit_usd AS d, exchange_withdraw_usd AS w,
+            dex_buys + dex_sells + exchange_withdraws + exchange_deposits AS n
+          FROM whale_flow_hourly WHERE hour >= ${iso(s.from)} AND hour < ${iso(hoursTo)}
+          UNION ALL
+          SELECT ts, CASE WHEN category = 'dex_buy' THEN coalesce(usd, 0) ELSE 0 END,
+            CASE WHEN category = 'dex_sell' THEN coalesce(usd, 0) ELSE 0 END,
+            CASE WHEN category = 'exchange_deposit' THEN coalesce(usd, 0) ELSE 0 END,
+            CASE WHEN category = 'exchange_withdraw' THEN coalesce(usd, 0) ELSE 0 END, 1
+          FROM whale_tx WHERE ts >= ${iso(hoursTo)} AND ts < ${iso(s.to)}
+        )
+        SELECT floor(extract(epoch FROM r.ts - ${iso(s.from)}::timestamptz) / ${sec})::int AS b,
+          sum(r.b) AS dex_buy_usd, sum(r.s) AS dex_sell_usd, sum(r.d) AS exchange_deposit_usd,
+          sum(r.w) AS exchange_withdraw_usd, sum(r.n)::int AS records
+        FROM r GROUP BY 1 ORDER BY 1`.pipe(Effect.orDie)
+    }
+
+    const recordColumns = sql.unsafe(`x.id, x.tx_hash, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol, x.category, x.usd`)
+
+    /** The first `limit` records of a span, in time order. */
+    const firstRecords = (s: Span, limit: number) => sql<RecordRow>`
+      SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
+      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /** The largest records (USD) of a span. */
+    const biggestRecords = (s: Span, limit: number) => sql<RecordRow>`
+      SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
+      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.usd IS NOT NULL ORDER BY x.usd DESC, x.id LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /** Every record of a span with its unique key parts (the live actor rebuilds its state from them). */
+    const spanRecords = (s: Span) => sql<RecordRow & { log_index: number }>`
+      SELECT ${recordColumns}, x.log_index FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
+      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id`.pipe(Effect.orDie)
+
+    /** Addresses of the tokens with these symbols (case-insensitive; ETH also means WETH, as the records store it). */
+    const tokenAddresses = (symbols: ReadonlyArray<string>) => {
+      const wanted = [...new Set(symbols.flatMap((s) => (s.toUpperCase() === "ETH" ? ["ETH", "WETH"] : [s.toUpperCase()])))]
+      return sql<{ address: string }>`SELECT address FROM tokens WHERE upper(symbol) = ANY(${wanted}::text[])`.pipe(
+        Effect.map((r) => r.map((x) => x.address)),
+        Effect.orDie
+      )
+    }
+
+    return { dataSince, figures, topTokens, activeWallets, buckets, firstRecords, biggestRecords, spanRecords, tokenAddresses } as const
+  })
+}) {}

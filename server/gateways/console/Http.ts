@@ -1,0 +1,68 @@
+/**
+ * The console's own read endpoint: `GET /api/console/tokens/{token}` — a token (address, symbol or ETH) with its
+ * whale flows for 1H / 24H / 7D and its most recent whale trades, for the token page's price/flow chart. Read
+ * through the analytics domain's services (its tables stay its own). Anonymous callers get what the anonymous
+ * WebSocket feed gets: trades `anonDelayMs` late, wallets masked. Answers are reused for a few seconds per token.
+ */
+import { Effect } from "effect"
+import type { Timeframe } from "../../../schema/http/analytics"
+import { TokenDetail, TokenParams } from "../../../schema/http/console"
+import { Analytics } from "../../domains/analytics/Analytics"
+import { ReadModels } from "../../domains/analytics/ReadModels"
+import { AuthGuards } from "../../domains/accounts/Guards"
+import { AppConfig } from "../../platform/Config"
+import { NotFound } from "../../platform/http/Errors"
+import { route } from "../../platform/http/Route"
+import { memo } from "../../platform/infra/Memo"
+import { anonymousTrades, maskAddress } from "./AnonymousView"
+
+/** Trades sent for the chart (the newest). */
+const TRADES = 300
+const TIMEFRAMES: ReadonlyArray<Timeframe> = ["1H", "24H", "7D"]
+
+export const ConsoleRoutes = Effect.gen(function* () {
+  const analytics = yield* Analytics
+  const models = yield* ReadModels
+  const guards = yield* AuthGuards
+  const { ws } = yield* AppConfig
+
+  const detail = yield* memo({
+    ttl: "5 seconds",
+    capacity: 256,
+    compute: (token: string) =>
+      Effect.gen(function* () {
+        const [address] = yield* analytics.resolveTokens(token)
+        if (address === undefined) return null
+        const [page, flows, { source, demo }] = yield* Effect.all([
+          analytics.transactions({ token: address, limit: TRADES }),
+          Effect.forEach(TIMEFRAMES, (tf) => models.flows(tf, 1, address).pipe(Effect.map((f) => f.value.tokens[0] ?? null))),
+          models.source()
+        ])
+        if (page.transactions.length === 0 && flows.every((f) => f === null)) return null
+        const symbol = page.transactions[0]?.symbol ?? flows.find((f) => f !== null)?.symbol ?? maskAddress(address)
+        return {
+          token: address, symbol, trades: page.transactions,
+          flows: { "1H": flows[0] ?? null, "24H": flows[1] ?? null, "7D": flows[2] ?? null },
+          meta: { source, demo, generated_at: new Date().toISOString() }
+        }
+      })
+  })
+
+  return [
+    route({
+      method: "GET", path: "/api/console/tokens/{token}", summary: "A token's whale flows and recent whale trades (the console's token page)",
+      tags: ["console"], guard: guards.optionalUser, params: TokenParams, response: TokenDetail,
+      handler: ({ params, auth }) =>
+        Effect.gen(function* () {
+          const found = yield* detail.get(params.token.toLowerCase())
+          if (found === null) return yield* Effect.fail(new NotFound({ message: `No token ${params.token} in the whale records`, code: "token_not_found" }))
+          const delay = auth === null ? ws.anonDelayMs : 0
+          return {
+            ...found,
+            trades: delay > 0 ? anonymousTrades(found.trades, Date.now(), delay) : found.trades,
+            delay_ms: delay
+          } satisfies TokenDetail
+        })
+    })
+  ]
+})

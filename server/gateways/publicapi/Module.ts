@@ -1,0 +1,6 @@
+/** The free public API: cached analytics under CC-BY-4.0. */
+import { defineModule } from "../../platform/Module"
+import { PublicApiRoutes } from "./Http"
+import { PublicApi } from "./PublicApi"
+
+export const PublicApiModule = defineModule({ name: "publicapi", layer: PublicApi.Default, routes: PublicApiRoutes })

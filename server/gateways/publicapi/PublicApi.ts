@@ -1,0 +1,67 @@
+/**
+ * The public, unauthenticated API (spec §4.13): no key, no quota. Each body is computed at most once per
+ * PUBLIC_CACHE_SECONDS per process (`memo`, strict: a body younger than that is answered synchronously, an older one
+ * is recomputed once while every caller meanwhile awaits that one computation) and kept serialised. Bodies are `{data, meta}`; `meta`
+ * carries the licence (CC-BY-4.0), the attribution and where the numbers come from (`demo` flags the demo chain).
+ */
+import { Effect } from "effect"
+import type { PublicMeta } from "../../../schema/http/analytics"
+import { Analytics, topTokensOf } from "../../domains/analytics/Analytics"
+import { positioningFor } from "../../domains/analytics/PositioningModel"
+import { isoWithOffset } from "../../domains/analytics/Windows"
+import { AppConfig } from "../../platform/Config"
+import { memo } from "../../platform/infra/Memo"
+import { Metrics } from "../../platform/ops/Metrics"
+import { badgeSvg } from "./Badge"
+
+export const PUBLIC_VIEWS = ["stats", "whale-index", "top-tokens", "whale-accumulation", "badge"] as const
+export type PublicView = (typeof PUBLIC_VIEWS)[number]
+
+export const LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+/** Public top-tokens size (spec §8). */
+export const PUBLIC_TOP_TOKENS = 10
+
+export class PublicApi extends Effect.Service<PublicApi>()("app/PublicApi", {
+  dependencies: [Analytics.Default],
+  effect: Effect.gen(function* () {
+    const analytics = yield* Analytics
+    const config = yield* AppConfig
+    const metrics = yield* Metrics
+    const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
+    const cacheSeconds = config.analytics.publicCacheSeconds
+    const attribution = `Whale Intelligence (${config.publicBaseUrl}), licensed CC-BY-4.0: credit "Whale Intelligence" with a link`
+
+    const data = (view: Exclude<PublicView, "badge">): Effect.Effect<unknown> => {
+      switch (view) {
+        case "stats":
+          return analytics.stats()
+        case "whale-index":
+          return analytics.whaleIndex()
+        case "top-tokens":
+          return analytics.tokenWindow("24H").pipe(Effect.map((rows) => topTokensOf("24H", rows, PUBLIC_TOP_TOKENS)))
+        case "whale-accumulation":
+          return analytics.positioning().pipe(Effect.map((p) => positioningFor(p, "anon")))
+      }
+    }
+
+    const compute = (view: PublicView) =>
+      Effect.gen(function* () {
+        computations.inc({ view, cache: "public" })
+        const { source, demo } = yield* analytics.source()
+        if (view === "badge") return Buffer.from(badgeSvg(yield* analytics.whaleIndex(), demo))
+        const meta: PublicMeta = {
+          source, demo, generated_at: isoWithOffset(Date.now()), cache_seconds: cacheSeconds, license: "CC-BY-4.0", attribution
+        }
+        return Buffer.from(JSON.stringify({ data: yield* data(view), meta }))
+      })
+
+    const cache = yield* memo({ ttl: `${cacheSeconds} seconds`, capacity: PUBLIC_VIEWS.length, compute })
+    return {
+      /** The serialised body of a view (JSON, or the SVG of the badge). */
+      body: (view: PublicView) => cache.get(view),
+      /** The body when it can be served now without waiting (see `memo.peek`). */
+      peek: (view: PublicView) => cache.peek(view),
+      cacheSeconds
+    } as const
+  })
+}) {}

@@ -1,0 +1,240 @@
+/**
+ * The only place the environment is read. Everything else asks `AppConfig`.
+ *
+ * Embedded default (no NODE_ENV=production): secrets that are not set are generated once and kept in
+ * `DATA_DIR/secrets.json`, so sessions survive a restart. In production a missing secret stops the start with a
+ * message naming the variable.
+ */
+import { randomBytes } from "node:crypto"
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { Config, ConfigError, Either, Option, Effect, Redacted } from "effect"
+
+export const ALL_ROLES = ["http", "actors", "bot"] as const
+export type Role = (typeof ALL_ROLES)[number]
+
+const GENERATED_SECRETS = ["SESSION_SECRET", "INTERNAL_SECRET", "INBOUND_EMAIL_SECRET"] as const
+type GeneratedSecret = (typeof GENERATED_SECRETS)[number]
+
+const optionalString = (name: string) => Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
+
+const roles = Config.string("WHALE_ROLES").pipe(
+  Config.withDefault(ALL_ROLES.join(",")),
+  Config.mapOrFail((raw) => {
+    const picked = raw.split(",").map((r) => r.trim()).filter(Boolean)
+    const unknown = picked.filter((r) => !(ALL_ROLES as readonly string[]).includes(r))
+    return unknown.length > 0 || picked.length === 0
+      ? Either.left(ConfigError.InvalidData(["WHALE_ROLES"], `unknown role(s) ${unknown.join(", ") || "(none)"}; known: ${ALL_ROLES.join(", ")}`))
+      : Either.right(new Set(picked as Role[]) as ReadonlySet<Role>)
+  })
+)
+
+/** Reads secrets kept by an earlier embedded run, generating the missing ones. */
+const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
+  mkdirSync(dataDir, { recursive: true })
+  const file = join(dataDir, "secrets.json")
+  const kept: Partial<Record<GeneratedSecret, string>> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}
+  let changed = false
+  for (const name of GENERATED_SECRETS) {
+    if (!kept[name]) {
+      kept[name] = randomBytes(32).toString("base64url")
+      changed = true
+    }
+  }
+  if (changed) writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 })
+  return kept as Record<GeneratedSecret, string>
+}
+
+/** Chain ingestion settings (server/domains/chain, actors/block-listener, the backfill command). */
+const CHAIN_SOURCES = ["rpc", "demo", "replay"] as const
+const chainSettings = Config.all({
+  sourceSetting: optionalString("CHAIN_SOURCE"),
+  rpcUrl: optionalString("ETH_RPC_URL"),
+  replayDir: optionalString("CHAIN_REPLAY_DIR"),
+  /** How often the head is polled when the listener is caught up. */
+  pollMs: Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(2_000)),
+  /** Blocks to stay behind the head (0: follow the head; reorgs are rolled back either way). */
+  confirmations: Config.integer("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(0)),
+  /** Where a listener without a checkpoint starts: a block number, or -K for K blocks before the head. */
+  startBlock: Config.option(Config.integer("CHAIN_START_BLOCK")).pipe(Config.map(Option.getOrUndefined)),
+  /** Back-off of failing RPC calls: first delay, doubling up to the cap, forever (a block is never skipped). */
+  retryBaseMs: Config.integer("CHAIN_RETRY_BASE_MS").pipe(Config.withDefault(500)),
+  retryMaxMs: Config.integer("CHAIN_RETRY_MAX_MS").pipe(Config.withDefault(30_000)),
+  /** Blocks fetched ahead while catching up or backfilling (0: one block at a time). */
+  prefetchBlocks: Config.integer("CHAIN_PREFETCH_BLOCKS").pipe(Config.withDefault(8)),
+  /** Demo chain: time between blocks, generator seed, and the history a first start ingests (blocks). */
+  demoBlockMs: Config.integer("DEMO_BLOCK_MS").pipe(Config.withDefault(12_000)),
+  demoSeed: Config.integer("DEMO_SEED").pipe(Config.withDefault(1)),
+  demoHistoryBlocks: Config.integer("DEMO_HISTORY_BLOCKS").pipe(Config.withDefault(300)),
+  /** Call traces for native ETH paid through contracts: auto (probe the node once), on (required), off. */
+  traces: Config.literal("auto", "on", "off")("CHAIN_TRACES").pipe(Config.withDefault("auto" as const)),
+  /** Demo chain: days of generated whale history a first start stores in the background (0: none). */
+  demoHistoryDays: Config.integer("DEMO_HISTORY_DAYS").pipe(Config.withDefault(120))
+}).pipe(
+  Config.mapOrFail(({ sourceSetting, ...s }) => {
+    const source = sourceSetting ?? (s.rpcUrl !== undefined ? "rpc" : "demo")
+    if (!(CHAIN_SOURCES as ReadonlyArray<string>).includes(source)) {
+      return Either.left(ConfigError.InvalidData(["CHAIN_SOURCE"], `unknown chain source ${source}; known: ${CHAIN_SOURCES.join(", ")}`))
+    }
+    if (source === "rpc" && s.rpcUrl === undefined) return Either.left(ConfigError.MissingData(["ETH_RPC_URL"], "CHAIN_SOURCE=rpc needs ETH_RPC_URL"))
+    if (source === "replay" && s.replayDir === undefined) return Either.left(ConfigError.MissingData(["CHAIN_REPLAY_DIR"], "CHAIN_SOURCE=replay needs CHAIN_REPLAY_DIR"))
+    return Either.right({ ...s, source: source as (typeof CHAIN_SOURCES)[number], sourceExplicit: sourceSetting !== undefined })
+  })
+)
+
+export class MissingSecret extends Error {
+  constructor(readonly names: ReadonlyArray<string>) {
+    super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
+  }
+}
+
+export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
+  effect: Effect.gen(function* () {
+    const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))) === "production"
+    const dataDir = resolve(yield* Config.string("DATA_DIR").pipe(Config.withDefault("./var")))
+    const port = yield* Config.integer("PORT").pipe(
+      Config.withDefault(8080),
+      Config.validate({ message: "PORT must be 0 (any free port) to 65535", validation: (p) => p >= 0 && p <= 65535 })
+    )
+    const host = yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
+    const publicBaseUrl = (yield* optionalString("PUBLIC_BASE_URL")) ?? `http://localhost:${port}`
+
+    const secretFromEnv = {
+      SESSION_SECRET: yield* optionalString("SESSION_SECRET"),
+      INTERNAL_SECRET: yield* optionalString("INTERNAL_SECRET"),
+      INBOUND_EMAIL_SECRET: yield* optionalString("INBOUND_EMAIL_SECRET")
+    }
+    const missing = GENERATED_SECRETS.filter((n) => !secretFromEnv[n])
+    if (production && missing.length > 0) return yield* Effect.die(new MissingSecret(missing))
+    const generated = missing.length > 0 ? embeddedSecrets(dataDir) : undefined
+    const secret = (name: GeneratedSecret) => Redacted.make(secretFromEnv[name] ?? generated![name])
+
+    return {
+      production,
+      dataDir,
+      port,
+      host,
+      publicBaseUrl: publicBaseUrl.replace(/\/$/, ""),
+      roles: yield* roles,
+      logLevel: yield* Config.string("LOG_LEVEL").pipe(Config.withDefault("info")),
+      databaseUrl: (yield* Config.option(Config.redacted("DATABASE_URL"))).pipe(Option.getOrUndefined),
+      redisUrl: (yield* Config.option(Config.redacted("REDIS_URL"))).pipe(Option.getOrUndefined),
+      /** Prefix for every Redis key and stream this process touches (tests use a fresh one per file). */
+      redisPrefix: yield* Config.string("REDIS_PREFIX").pipe(Config.withDefault("whale:")),
+      ethRpcUrl: yield* optionalString("ETH_RPC_URL"),
+      chain: yield* chainSettings,
+      sessionSecret: secret("SESSION_SECRET"),
+      internalSecret: secret("INTERNAL_SECRET"),
+      inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),
+      smtpUrl: (yield* Config.option(Config.redacted("SMTP_URL"))).pipe(Option.getOrUndefined),
+      mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("Whale Intelligence <no-reply@localhost>")),
+      mail: {
+        /** How often the mail-outbox actor looks for due messages when nothing woke it. */
+        pollMs: yield* Config.integer("MAIL_POLL_MS").pipe(Config.withDefault(1_000)),
+        /** First retry delay after a failed send; doubles per attempt up to `retryMaxMs`. */
+        retryBaseMs: yield* Config.integer("MAIL_RETRY_BASE_MS").pipe(Config.withDefault(30_000)),
+        retryMaxMs: yield* Config.integer("MAIL_RETRY_MAX_MS").pipe(Config.withDefault(3_600_000)),
+        /** A message still failing after this many attempts is marked `failed`. */
+        maxAttempts: yield* Config.integer("MAIL_MAX_ATTEMPTS").pipe(Config.withDefault(8))
+      },
+      auth: {
+        /** Lifetime of a session JWT (the `whale_token` cookie); refresh tokens renew it. */
+        sessionTtlSeconds: yield* Config.integer("SESSION_TTL_SECONDS").pipe(Config.withDefault(900)),
+        /** Lifetime of a session (refresh-token family) since its last refresh. */
+        refreshTtlSeconds: yield* Config.integer("REFRESH_TTL_SECONDS").pipe(Config.withDefault(30 * 86_400)),
+        /** scrypt cost as log2(N); never below 15. */
+        scryptLogN: yield* Config.integer("SCRYPT_LOG_N").pipe(Config.withDefault(15), Config.map((n) => Math.max(15, n))),
+        /** Login attempts allowed per account and per IP within `loginWindowSeconds` (429 beyond). */
+        loginMaxPerAccount: yield* Config.integer("LOGIN_MAX_PER_ACCOUNT").pipe(Config.withDefault(10)),
+        loginMaxPerIp: yield* Config.integer("LOGIN_MAX_PER_IP").pipe(Config.withDefault(50)),
+        loginWindowSeconds: yield* Config.integer("LOGIN_WINDOW_SECONDS").pipe(Config.withDefault(900)),
+        /** Account e-mails (reset, magic link, verification, "account exists") per address per hour. */
+        mailsPerAddressPerHour: yield* Config.integer("AUTH_MAILS_PER_HOUR").pipe(Config.withDefault(5))
+      },
+      /** Analytics read models (server/domains/analytics) and the public API (server/gateways/publicapi). */
+      analytics: {
+        /** How long computed read models are reused by the keyed API, MCP and the console (stale-while-revalidate). */
+        cacheSeconds: yield* Config.integer("ANALYTICS_CACHE_SECONDS").pipe(Config.withDefault(10)),
+        /** How old a read model may be and still be served while one refresh runs (at least the cache time). */
+        maxStaleSeconds: yield* Config.integer("ANALYTICS_MAX_STALE_SECONDS").pipe(Config.withDefault(60)),
+        /** Server-side cache of the public API (`Cache-Control: max-age` too). */
+        publicCacheSeconds: yield* Config.integer("PUBLIC_CACHE_SECONDS").pipe(Config.withDefault(60)),
+        /** The index-closer stores a day's close this long after the UTC day ends (late blocks land first). */
+        indexCloseDelaySeconds: yield* Config.integer("INDEX_CLOSE_DELAY_SECONDS").pipe(Config.withDefault(120)),
+        /** How often the index-closer looks for days without a stored close (and backfills them). */
+        indexCheckSeconds: yield* Config.integer("INDEX_CHECK_SECONDS").pipe(Config.withDefault(600))
+      },
+      /** API keys and the keyed data API (server/domains/apikeys, server/gateways/dataapi). */
+      api: {
+        /** Requests per account per UTC day, all of its keys together (spec §8: 25,000 for the whale tier). */
+        dailyLimit: yield* Config.integer("API_DAILY_LIMIT").pipe(Config.withDefault(25_000)),
+        /** How long a resolved key (owner and tier) is reused; revocation elsewhere takes effect within this. */
+        keyCacheMs: yield* Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(2_000)),
+        /** A quota count a connected Redis has not answered within this long falls back to the process-local counter. */
+        quotaRedisTimeoutMs: yield* Config.integer("API_QUOTA_REDIS_TIMEOUT_MS").pipe(Config.withDefault(2_000)),
+        /** While Redis is failing, it is tried again after this long (requests count locally meanwhile). */
+        quotaRetryMs: yield* Config.integer("API_QUOTA_RETRY_MS").pipe(Config.withDefault(1_000))
+      },
+      /** Sessions of the free MCP endpoint (server/gateways/mcp), kept in Redis (or in process). */
+      mcpSessionTtlSeconds: yield* Config.integer("MCP_SESSION_TTL_SECONDS").pipe(Config.withDefault(86_400)),
+      /** Largest request body accepted, in bytes (413 above). */
+      maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
+      /** A request body must arrive whole within this long (408 and the connection closed otherwise: slow senders). */
+      bodyTimeoutMs: yield* Config.integer("BODY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+      /** How long shutdown waits for in-flight requests before closing connections. */
+      shutdownGraceMs: yield* Config.integer("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
+      /** Pool size towards PostgreSQL (and the embedded server's connection limit). */
+      dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+      /** Where the embedded PostgreSQL keeps its files (`memory://` keeps nothing). */
+      embeddedDbDir: yield* Config.string("EMBEDDED_DB_DIR").pipe(Config.withDefault(join(dataDir, "pglite"))),
+      actors: {
+        /** First restart delay; doubles per restart within the window, with jitter, up to `restartMaxMs`. */
+        restartBaseMs: yield* Config.integer("ACTOR_RESTART_BASE_MS").pipe(Config.withDefault(250)),
+        restartMaxMs: yield* Config.integer("ACTOR_RESTART_MAX_MS").pipe(Config.withDefault(30_000)),
+        /** More restarts than this within the window mark the actor `failed`. */
+        maxRestarts: yield* Config.integer("ACTOR_MAX_RESTARTS").pipe(Config.withDefault(5)),
+        restartWindowMs: yield* Config.integer("ACTOR_RESTART_WINDOW_MS").pipe(Config.withDefault(60_000)),
+        /** A message delivered more often than this goes to `dlq:<stream>`. */
+        maxDeliveries: yield* Config.integer("ACTOR_MAX_DELIVERIES").pipe(Config.withDefault(5)),
+        /** Pending entries idle this long are re-delivered (failed handlers, dead consumers). */
+        claimIdleMs: yield* Config.integer("ACTOR_CLAIM_IDLE_MS").pipe(Config.withDefault(15_000)),
+        /** Longest blocking read; also the heartbeat period of an idle actor. */
+        blockMs: yield* Config.integer("ACTOR_BLOCK_MS").pipe(Config.withDefault(2_000)),
+        /** How often lag/pending figures are refreshed. */
+        statsIntervalMs: yield* Config.integer("ACTOR_STATS_INTERVAL_MS").pipe(Config.withDefault(5_000))
+      },
+      /** The WebSocket hub at /ws (server/platform/ws) and the reports and snapshots that feed it. */
+      ws: {
+        /** Largest client frame; a bigger one closes the connection (1009). */
+        maxPayloadBytes: yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(4_096)),
+        /** Seconds without traffic before a connection is closed; the server pings before that. Rounded to 4 s. */
+        idleTimeoutSeconds: yield* Config.integer("WS_IDLE_TIMEOUT_SECONDS").pipe(Config.withDefault(60)),
+        /** Bytes queued for one slow client before it is closed (the server is never slowed by it). */
+        maxBackpressureBytes: yield* Config.integer("WS_MAX_BACKPRESSURE_BYTES").pipe(Config.withDefault(1_048_576)),
+        /** Open connections per client address (429 at the upgrade beyond). */
+        maxConnectionsPerIp: yield* Config.integer("WS_MAX_CONNECTIONS_PER_IP").pipe(Config.withDefault(32)),
+        /** Count clients by the first X-Forwarded-For address (only behind a proxy that sets it). */
+        trustForwardedFor: yield* Config.boolean("WS_TRUST_FORWARDED_FOR").pipe(Config.withDefault(false)),
+        maxSubscriptions: yield* Config.integer("WS_MAX_SUBSCRIPTIONS").pipe(Config.withDefault(32)),
+        /** Client messages per connection per 10 s (an error beyond, closed at twice as many). */
+        maxMessagesPer10s: yield* Config.integer("WS_MAX_MESSAGES_PER_10S").pipe(Config.withDefault(100)),
+        /** Entries of each source stream held for resuming clients (the resume bound). */
+        history: yield* Config.integer("WS_HISTORY").pipe(Config.withDefault(1_000)),
+        /** Most messages a fresh subscription may ask for (`backlog`). */
+        maxBacklog: yield* Config.integer("WS_MAX_BACKLOG").pipe(Config.withDefault(200)),
+        /** How often each source stream is read for new entries. */
+        pollMs: yield* Config.integer("WS_POLL_MS").pipe(Config.withDefault(100)),
+        /** How long a resume from a seq this process has not relayed yet waits for it. */
+        resumeWaitMs: yield* Config.integer("WS_RESUME_WAIT_MS").pipe(Config.withDefault(3_000)),
+        /** Anonymous connections get `feed:trades` this much later (0: live for everyone). */
+        anonDelayMs: yield* Config.integer("WS_ANON_DELAY_MS").pipe(Config.withDefault(30_000)),
+        /** Every process reports its actors, bus and database on `ops.actors` this often (and on every change). */
+        opsReportMs: yield* Config.integer("OPS_REPORT_MS").pipe(Config.withDefault(2_000)),
+        /** How often the console-snapshots actor recomputes the index and top tokens (published when changed). */
+        snapshotMs: yield* Config.integer("CONSOLE_SNAPSHOT_MS").pipe(Config.withDefault(10_000))
+      },
+      /** Run migrations at start (the `migrate` command always does). */
+      migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
+    } as const
+  })
+}) {}

@@ -1,0 +1,58 @@
+/**
+ * What a domain (or a gateway) brings to the program. `server/App.ts` is an ordered list of modules plus the
+ * platform; adding a domain is its folder, its migration, one line there and one in the console's route list.
+ *
+ *   export const AlertsModule = defineModule({
+ *     name: "alerts",
+ *     layer: Layer.mergeAll(Alerts.Default, AlertsConfig.Default),   // its services (with their dependencies)
+ *     routes: AlertRoutes,                                            // built once in the `http` role
+ *     actors: [AlertFanoutActor, NotifierActor],                      // supervised in the `actors` role
+ *     topics: [],                                                     // WebSocket topics, each with its own gate
+ *     errors: AlertErrors,                                            // its tagged errors → HTTP (Errors.ts)
+ *     tokenKinds: ["alerts_unsubscribe"]                              // the signed-token kinds it mints
+ *   })
+ *
+ * A module's settings are its own `Effect.Service` reading `Config.*` (`<Domain>Config` in its `Config.ts`), part
+ * of its layer; the platform's are `AppConfig` (server/platform/Config.ts).
+ */
+import type { Effect, Layer } from "effect"
+import type { ActorDef } from "../../actors/runtime/Actor"
+import type { Role } from "./Config"
+import type { ErrorMap } from "./http/Errors"
+import type { AnyRoute } from "./http/Route"
+import type { TopicDef } from "./ws/Topics"
+
+/**
+ * A long-lived fiber a module runs (a flusher, a watchdog, a listener), named so App and the logs show it. It may
+ * use any service of the modules (all are built before processes start).
+ */
+export interface Process {
+  readonly name: string
+  /** Roles whose processes run it (default: every process). */
+  readonly roles?: ReadonlyArray<Role>
+  /** Runs until interrupted; forked in the program's scope. */
+  readonly run: Effect.Effect<void, never, any>
+}
+
+export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any, RA = any> {
+  readonly name: string
+  /** The module's services, built once for every role. */
+  readonly layer?: L
+  /** Routes served in the `http` role, built once (they close over the services). */
+  readonly routes?: Effect.Effect<ReadonlyArray<AnyRoute>, never, RR>
+  /** Actors started under supervision in the `actors` role. */
+  readonly actors?: ReadonlyArray<ActorDef<RA>>
+  /** Long-lived fibers outside the actor system. */
+  readonly processes?: ReadonlyArray<Process>
+  /** WebSocket topics, each with its source stream and its own access gate. */
+  readonly topics?: ReadonlyArray<TopicDef>
+  /** How its tagged errors answer over HTTP. */
+  readonly errors?: ErrorMap
+  /** Kinds of signed tokens it mints (each gets its own key; two modules may not share one). */
+  readonly tokenKinds?: ReadonlyArray<string>
+}
+
+/** Keeps a module's literal type (so App can check that every route's services are provided). */
+export const defineModule = <const L extends Layer.Layer.Any = Layer.Layer<never>, RR = never, RA = never>(
+  module: Module<L, RR, RA>
+): Module<L, RR, RA> => module

@@ -1,0 +1,122 @@
+/**
+ * Routes: method, path with typed params, zod schemas for path/query/body, a guard, and a handler returning an
+ * Effect. Domains build their routes inside an Effect (closing over their services) and hand the list to the server;
+ * handlers therefore need no services of their own (`R = never`).
+ */
+import type { Effect } from "effect"
+import type { z } from "zod"
+import type { RouteError } from "./Errors"
+import { type Header, Reply } from "./Reply"
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
+
+/** Everything a handler or guard may know about the request; copied out of uWS before the first await. */
+export interface RequestInfo {
+  readonly id: string
+  readonly method: string
+  /** Path without query string, trailing slash removed. */
+  readonly path: string
+  /** Raw query string without `?`. */
+  readonly query: string
+  /** Lower-case header names. */
+  readonly headers: ReadonlyMap<string, string>
+  /** One header (lower-case name) without copying the others; undefined when absent. */
+  header(name: string): string | undefined
+  readonly ip: string
+  cookie(name: string): string | undefined
+}
+
+export interface Guard<A> {
+  /** Shown in the OpenAPI document and the access log (`anon`, `user`, `tier>=alpha`, `admin`, `api-key`, …). */
+  readonly name: string
+  /** OpenAPI security requirement of this guard. */
+  readonly security?: ReadonlyArray<Record<string, ReadonlyArray<string>>>
+  readonly run: (req: RequestInfo) => Effect.Effect<A, RouteError>
+}
+
+export type BodyKind = "json" | "form" | "json-or-form" | "raw"
+
+export interface HandlerInput<P, Q, B, A> {
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+  readonly auth: A
+  readonly req: RequestInfo
+  /** The exact request bytes (webhook signatures are computed over them). */
+  readonly rawBody: Buffer
+}
+
+export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A> {
+  readonly method: Method
+  /** `/api/alerts/{alert_id}`; a final `/*` matches any rest of the path. */
+  readonly path: string
+  readonly summary: string
+  readonly tags?: ReadonlyArray<string>
+  readonly params?: P
+  readonly query?: Q
+  readonly body?: B
+  /** How the body is read; default `json-or-form` when `body` is given. */
+  readonly bodyKind?: BodyKind
+  readonly guard: Guard<A>
+  /** Response schema for the OpenAPI document. */
+  readonly response?: z.ZodType
+  /** Content type when the route answers something other than JSON. */
+  readonly produces?: string
+  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<unknown, RouteError>
+  /** Optional hot path of a route without a body (see `FastPath`). */
+  readonly fast?: FastPath
+  /** This route's own body cap (bytes) instead of MAX_BODY_BYTES (e.g. inbound mail with attachments). */
+  readonly maxBodyBytes?: number
+}
+
+/**
+ * A route's optional hot path, tried before guard → validation → handler, without building an Effect per request:
+ * it answers what it can from memory (a cached body, a cached API key). It returns `true` when it took the request
+ * and calls `respond` exactly once, now or later; `false` sends the request down the ordinary path (a cache miss, an
+ * unknown key, anything unusual), which must answer the same. Whatever it needs of the request it reads before it
+ * returns (headers and the peer address come from uWS on first use, and uWS's request is gone after the callback;
+ * `header(name)` reads one header without copying the others). Measured: the Effect pipeline costs a fiber per
+ * request and, when it suspends, an `AsyncFiberException` with a stack trace; `npm run bench:api` is the check.
+ */
+export type FastPath = (req: RequestInfo, respond: (reply: Reply) => void) => boolean
+
+/** The hot path of a body kept in memory: `peek` gives it when it may be served now (see `memo.peek`). */
+export const fromMemory = (peek: () => Uint8Array | undefined, headers: ReadonlyArray<Header>): FastPath => (_, respond) => {
+  const body = peek()
+  if (body === undefined) return false
+  respond(new Reply(200, headers, body))
+  return true
+}
+
+/** A route with its types erased, as the table holds it. */
+export interface AnyRoute {
+  readonly method: Method
+  readonly path: string
+  readonly summary: string
+  readonly tags: ReadonlyArray<string>
+  readonly params?: z.ZodType
+  readonly query?: z.ZodType
+  readonly body?: z.ZodType
+  readonly bodyKind: BodyKind | undefined
+  readonly guard: Guard<unknown>
+  readonly response?: z.ZodType
+  readonly produces?: string
+  readonly handler: (input: HandlerInput<any, any, any, any>) => Effect.Effect<unknown | Reply, RouteError>
+  readonly fast?: FastPath
+  readonly maxBodyBytes?: number
+}
+
+type Empty = z.ZodType<Record<string, never>>
+
+export const route = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, A = unknown>(
+  def: RouteDef<P, Q, B, A>
+): AnyRoute => ({
+  ...def,
+  tags: def.tags ?? [],
+  bodyKind: def.body ? (def.bodyKind ?? "json-or-form") : def.bodyKind,
+  guard: def.guard as Guard<unknown>,
+  handler: def.handler as AnyRoute["handler"]
+})
+
+/** Whether a browser asks (`Accept: text/html`): link pages answer it a page, API clients JSON. */
+export const wantsHtml = (req: RequestInfo) => /\btext\/html\b/.test(req.headers.get("accept") ?? "")

@@ -1,0 +1,76 @@
+/**
+ * A picks service on a fresh database (real PostgreSQL with DATABASE_URL, else embedded PGlite) and the in-process
+ * bus, without the HTTP server: for the service-level tests of the picks domain. Times are controlled: `at(ms, e)`
+ * runs `e` with the clock set to `ms` (Effect's TestClock).
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
+import { AppConfig } from "../../server/platform/Config"
+import { Bus } from "../../server/platform/infra/Bus"
+import { BusMemory } from "../../server/platform/infra/BusMemory"
+import { SqlLive } from "../../server/platform/infra/Sql"
+import { PicksConfig } from "../../server/domains/picks/Config"
+import { Picks } from "../../server/domains/picks/Picks"
+import { PicksRepo } from "../../server/domains/picks/Repo"
+import type { ChainTxMessage } from "../../schema/streams"
+import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+
+export const startPicks = async (extraEnv: Record<string, string> = {}) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "whale-picks-"))
+  const env: Record<string, string> = { ...testEnv(dataDir), PICKS_CACHE_SECONDS: "0", ...extraEnv }
+  let drop: () => Promise<void> = async () => {}
+  if (realDatabaseUrl) {
+    const db = await freshDatabase(realDatabaseUrl)
+    env.DATABASE_URL = db.url
+    drop = db.drop
+  }
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
+  const infra = Layer.mergeAll(SqlLive(), BusMemory.layer)
+  const layer = Picks.Default.pipe(
+    Layer.provideMerge(PicksRepo.Default),
+    Layer.provideMerge(PicksConfig.Default),
+    Layer.provideMerge(infra),
+    Layer.provide(AppConfig.Default),
+    Layer.provide(Layer.setConfigProvider(provider))
+  )
+  const runtime = ManagedRuntime.make(layer)
+  const run = <A>(e: Effect.Effect<A, unknown, Picks | PicksRepo | Bus | SqlClient.SqlClient>) => runtime.runPromise(e)
+  const at = <A>(ms: number, e: Effect.Effect<A, unknown, Picks | PicksRepo | Bus | SqlClient.SqlClient>) =>
+    run(Effect.gen(function* () {
+      yield* TestClock.setTime(ms)
+      return yield* e
+    }).pipe(Effect.provide(TestContext.TestContext)))
+  const query = <T extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
+    run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<never>)).pipe(Effect.map((rows) => [...rows])))
+  await query(`INSERT INTO tokens (address, symbol, decimals, stable, eth_derivative, blacklisted) VALUES
+    ('${AAA}', 'AAA', 18, false, false, false), ('${BBB}', 'BBB', 18, false, false, false),
+    ('${USDC}', 'USDC', 6, true, false, false), ('${WETH}', 'WETH', 18, false, true, false)`)
+  return {
+    run, at, query,
+    close: async () => {
+      await runtime.dispose()
+      await drop().catch(() => undefined)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+export const AAA = `0x${"a".repeat(40)}`
+export const BBB = `0x${"b".repeat(40)}`
+export const USDC = `0x${"c".repeat(40)}`
+export const WETH = `0x${"e".repeat(40)}`
+export const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`
+
+let seq = 0
+export const record = (o: Partial<ChainTxMessage> & Pick<ChainTxMessage, "wallet" | "token" | "category" | "ts">): ChainTxMessage => {
+  seq++
+  const symbol = o.token === AAA ? "AAA" : o.token === BBB ? "BBB" : o.token === USDC ? "USDC" : "WETH"
+  return {
+    messageId: `tx:${seq}`, id: seq, tx_hash: `0x${seq.toString(16).padStart(64, "0")}`, log_index: 0, block: 1000 + seq,
+    wallet_label: null, symbol, amount: "100", usd: o.price_usd === undefined || o.price_usd === null ? null : 100 * o.price_usd,
+    price_usd: null, counter_token: null, counter_symbol: null, venue: null, source: "replay", ...o
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The `Kv` contract (server/platform/infra/Kv.ts), run against both implementations: `Kv.memory` always, `Kv.redis` when
+ * REDIS_URL is set (a fresh key prefix for this file, its keys deleted at the end). In CI a missing REDIS_URL fails.
+ */
+import { describe, expect, it, layer, type Vitest } from "@effect/vitest"
+import { Cause, Context, Effect, Exit, Layer, Option } from "effect"
+import { Kv } from "../../server/platform/infra/Kv"
+import { RedisClient } from "../../server/platform/infra/Redis"
+
+const redisUrl = process.env.REDIS_URL
+const prefix = `test:${Math.random().toString(36).slice(2, 10)}:`
+
+let counter = 0
+const fresh = (name: string) => `${name}.${++counter}`
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+
+const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
+  it.effect("incrWindow is exact under 200 concurrent increments", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("quota")
+      const values = yield* Effect.all(oneTo(200).map(() => kv.incrWindow(key, 60)), { concurrency: "unbounded" })
+      expect([...values].sort((a, b) => a - b)).toEqual(oneTo(200))
+      expect(yield* kv.get(key)).toEqual(Option.some("200"))
+      const ttl = yield* kv.ttl(key)
+      expect(ttl).toBeGreaterThanOrEqual(59)
+      expect(ttl).toBeLessThanOrEqual(60)
+    }))
+
+  it.effect("incrWindow sets the expiry once, when the window opens; the next hit after it opens a new window", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("window")
+      expect(yield* kv.incrWindow(key, 1)).toBe(1)
+      expect(yield* kv.incrWindow(key, 100)).toBe(2) // a later, longer ttl does not extend the window
+      expect(yield* kv.ttl(key)).toBeLessThanOrEqual(1)
+      yield* Effect.sleep("1100 millis")
+      expect(yield* kv.get(key)).toEqual(Option.none())
+      expect(yield* kv.ttl(key)).toBe(-2)
+      expect(yield* kv.incrWindow(key, 100)).toBe(1)
+      expect(yield* kv.ttl(key)).toBeGreaterThanOrEqual(99)
+
+      // A counter that somehow has no expiry gets one on its next increment (EXPIRE NX).
+      const bare = fresh("bare")
+      yield* kv.set(bare, "5")
+      expect(yield* kv.ttl(bare)).toBe(-1)
+      expect(yield* kv.incrWindow(bare, 30)).toBe(6)
+      expect(yield* kv.ttl(bare)).toBeGreaterThanOrEqual(29)
+    }))
+
+  it.effect("incrWindowAll increments several counters at once, each with its own window", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const [a, b] = [fresh("all-a"), fresh("all-b")]
+      expect(yield* kv.incrWindowAll([a, b], 60)).toEqual([1, 1])
+      yield* kv.set(b, "41", 5)
+      const values = yield* Effect.all(oneTo(100).map(() => kv.incrWindowAll([a, b], 60)), { concurrency: "unbounded" })
+      expect(values.map(([x]) => x).sort((p, q) => p! - q!)).toEqual(oneTo(100).map((n) => n + 1))
+      expect(yield* kv.get(b)).toEqual(Option.some("141"))
+      expect(yield* kv.ttl(b)).toBeLessThanOrEqual(5) // an existing window is kept
+      expect(yield* kv.ttl(a)).toBeGreaterThanOrEqual(59)
+      expect(yield* kv.incrWindowAll([], 60)).toEqual([])
+    }))
+
+  it.effect("unsafeIncrWindowAll (outside Effect) counts on the same counters, exact under concurrency", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const [a, b] = [fresh("unsafe-a"), fresh("unsafe-b")]
+      expect(yield* kv.incrWindowAll([a], 60)).toEqual([1])
+      const now = Date.now()
+      const values = yield* Effect.promise(() => Promise.all(oneTo(50).map(() => kv.unsafeIncrWindowAll([a, b], 60, now))))
+      expect(values.map(([x]) => x).sort((p, q) => p! - q!)).toEqual(oneTo(50).map((n) => n + 1))
+      expect(values.map(([, y]) => y).sort((p, q) => p! - q!)).toEqual(oneTo(50))
+      expect(yield* kv.get(a)).toEqual(Option.some("51"))
+      expect(yield* kv.ttl(b)).toBeGreaterThanOrEqual(59)
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([], 60, now))).toEqual([])
+      // By more than one: the quota's one round trip for the requests of one event-loop turn.
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([a, b], 60, now, 7))).toEqual([58, 57])
+      expect(yield* Effect.promise(() => kv.unsafeIncrWindowAll([a], 60, now, 0).then(() => "resolved", () => "rejected"))).toBe("rejected")
+    }))
+
+  it.effect("get, set (with and without ttl), del and ttl", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("plain")
+      expect(yield* kv.get(key)).toEqual(Option.none())
+      expect(yield* kv.ttl(key)).toBe(-2)
+      yield* kv.set(key, "v1", 60)
+      expect(yield* kv.get(key)).toEqual(Option.some("v1"))
+      expect(yield* kv.ttl(key)).toBeGreaterThanOrEqual(59)
+      yield* kv.set(key, "v2") // no ttl: clears the expiry, as SET does
+      expect(yield* kv.get(key)).toEqual(Option.some("v2"))
+      expect(yield* kv.ttl(key)).toBe(-1)
+      yield* kv.del(key)
+      expect(yield* kv.get(key)).toEqual(Option.none())
+      expect(yield* kv.ttl(key)).toBe(-2)
+      yield* kv.del(key) // deleting a missing key is fine
+    }))
+
+  it.effect("a lease is exclusive: of 20 concurrent holders exactly one gets it", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const name = fresh("singleton")
+      const won = yield* Effect.all(oneTo(20).map((n) => kv.acquireLease(name, `holder-${n}`, 5_000)), { concurrency: "unbounded" })
+      expect(won.filter(Boolean)).toHaveLength(1)
+      const winner = `holder-${won.indexOf(true) + 1}`
+      expect(yield* kv.acquireLease(name, "latecomer", 5_000)).toBe(false)
+      expect(yield* kv.acquireLease(name, winner, 5_000)).toBe(true) // re-entrant for its holder
+    }))
+
+  it.effect("renew extends only the holder's lease; an unrenewed lease expires", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const kept = fresh("kept")
+      const lapsed = fresh("lapsed")
+      // Generous margins: the two calls between acquire and renew must fit in the first lease even on a loaded machine.
+      expect(yield* kv.acquireLease(kept, "a", 400)).toBe(true)
+      expect(yield* kv.renewLease(kept, "b", 10_000)).toBe(false)
+      expect(yield* kv.renewLease(kept, "a", 10_000)).toBe(true)
+      expect(yield* kv.acquireLease(lapsed, "a", 150)).toBe(true)
+      yield* Effect.sleep("700 millis")
+      expect(yield* kv.acquireLease(kept, "b", 1_000)).toBe(false) // still a's: renewed
+      expect(yield* kv.renewLease(lapsed, "a", 1_000)).toBe(false) // lost: expired
+      expect(yield* kv.acquireLease(lapsed, "b", 1_000)).toBe(true)
+    }))
+
+  it.effect("release by a non-holder is a no-op; by the holder frees the lease", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const name = fresh("release")
+      expect(yield* kv.acquireLease(name, "a", 5_000)).toBe(true)
+      expect(yield* kv.releaseLease(name, "b")).toBe(false)
+      expect(yield* kv.acquireLease(name, "c", 5_000)).toBe(false)
+      expect(yield* kv.releaseLease(name, "a")).toBe(true)
+      expect(yield* kv.acquireLease(name, "c", 5_000)).toBe(true)
+      expect(yield* kv.releaseLease(name, "a")).toBe(false)
+    }))
+
+  it.effect("leases and plain keys do not share names; ping answers", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const name = fresh("shared-name")
+      yield* kv.acquireLease(name, "a", 5_000)
+      expect(yield* kv.get(name)).toEqual(Option.none())
+      expect(yield* kv.ping).toBe(true)
+    }))
+
+  it.effect("a non-positive ttl is a defect", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const exits: ReadonlyArray<Exit.Exit<unknown>> = [
+        yield* Effect.exit(kv.incrWindow(fresh("bad"), 0)),
+        yield* Effect.exit(kv.set(fresh("bad"), "x", -1)),
+        yield* Effect.exit(kv.acquireLease(fresh("bad"), "a", 0))
+      ]
+      for (const exit of exits) expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+    }))
+}
+
+describe("Kv contract", () => {
+  layer(Kv.memory, { excludeTestServices: true })("memory", (it) => kvContract(it))
+
+  if (process.env.CI && !process.env.WHALE_TEST_EMBEDDED && !redisUrl) {
+    it("redis: REDIS_URL must be set in CI", () => {
+      throw new Error("CI is set but REDIS_URL is not: the Redis Kv would go untested. Set REDIS_URL=redis://127.0.0.1:6379.")
+    })
+  }
+
+  describe.skipIf(!redisUrl)(redisUrl ? "redis" : "redis (skipped: REDIS_URL not set)", () => {
+    const client = RedisClient.layer({ url: redisUrl ?? "redis://unset", prefix })
+    /** Deletes every key under this file's prefix when the suite ends. */
+    const cleanup = Layer.scopedDiscard(
+      Effect.gen(function* () {
+        const redis = yield* RedisClient
+        yield* Effect.addFinalizer(() =>
+          redis.run("cleanup", async (c) => {
+            for await (const keys of c.scanIterator({ MATCH: `${prefix}*`, COUNT: 1_000 })) if (keys.length > 0) await c.del(keys)
+          })
+        )
+      })
+    )
+    const live = Layer.mergeAll(Kv.redis, cleanup).pipe(Layer.provide(client), Layer.orDie)
+
+    layer(live, { excludeTestServices: true })((it) => {
+      kvContract(it)
+
+      it.effect("counters and leases are exact across separate connections (as across processes)", () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const kv = yield* Kv
+            const other = Context.get(yield* Layer.build(Kv.redis.pipe(Layer.provide(client), Layer.orDie)), Kv)
+            const key = fresh("shared-quota")
+            const values = yield* Effect.all(
+              oneTo(200).map((n) => (n % 2 === 0 ? kv : other).incrWindow(key, 60)),
+              { concurrency: "unbounded" }
+            )
+            expect([...values].sort((a, b) => a - b)).toEqual(oneTo(200))
+            const name = fresh("shared-lease")
+            const won = yield* Effect.all(
+              oneTo(20).map((n) => (n % 2 === 0 ? kv : other).acquireLease(name, `holder-${n}`, 5_000)),
+              { concurrency: "unbounded" }
+            )
+            expect(won.filter(Boolean)).toHaveLength(1)
+          })
+        ))
+    })
+  })
+})

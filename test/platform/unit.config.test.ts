@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Cause } from "effect"
+import { describe, expect, it } from "vitest"
+import { AppConfig } from "../../server/platform/Config"
+
+const load = (env: Record<string, string>) =>
+  Effect.runPromiseExit(
+    AppConfig.pipe(Effect.provide(AppConfig.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+  )
+
+describe("configuration", () => {
+  it("refuses to start in production without the secrets, naming them", async () => {
+    const exit = await load({ NODE_ENV: "production", DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), SESSION_SECRET: "s".repeat(32) })
+    expect(Exit.isFailure(exit)).toBe(true)
+    const text = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
+    expect(text).toContain("INTERNAL_SECRET")
+    expect(text).toContain("INBOUND_EMAIL_SECRET")
+    expect(text).not.toContain("SESSION_SECRET,")
+  })
+
+  it("generates missing secrets once on the embedded default and keeps them in DATA_DIR", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cfg-"))
+    const first = await load({ DATA_DIR: dir })
+    const second = await load({ DATA_DIR: dir })
+    if (!Exit.isSuccess(first) || !Exit.isSuccess(second)) throw new Error("config did not load")
+    const a = Redacted.value(first.value.sessionSecret)
+    expect(a.length).toBeGreaterThanOrEqual(32)
+    expect(Redacted.value(second.value.sessionSecret)).toBe(a)
+    expect(Redacted.value(first.value.internalSecret)).not.toBe(a)
+    expect(JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")).SESSION_SECRET).toBe(a)
+    expect(String(first.value.sessionSecret)).not.toContain(a)
+  })
+
+  it("takes secrets from the environment over generated ones, and parses roles", async () => {
+    const exit = await load({ DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), SESSION_SECRET: "from-env-secret-value", WHALE_ROLES: "http, actors" })
+    if (!Exit.isSuccess(exit)) throw new Error("config did not load")
+    expect(Redacted.value(exit.value.sessionSecret)).toBe("from-env-secret-value")
+    expect([...exit.value.roles]).toEqual(["http", "actors"])
+  })
+
+  it("rejects unknown roles and an invalid port", async () => {
+    expect(Exit.isFailure(await load({ DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), WHALE_ROLES: "http,web" }))).toBe(true)
+    expect(Exit.isFailure(await load({ DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), PORT: "70000" }))).toBe(true)
+  })
+})

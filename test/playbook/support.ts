@@ -1,0 +1,24 @@
+/** Helpers of the playbook tests: run the domain's services inside a test app at a fixed time. */
+import { Clock, Effect } from "effect"
+import { PlaybookLive } from "../../server/domains/playbook/Layer"
+import type { AppServices, TestApp } from "../support/harness"
+
+/** A clock stopped at `ms` (the services read the time through Effect's Clock). */
+export const fixedClock = (ms: number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: () => ms,
+  currentTimeMillis: Effect.sync(() => ms),
+  unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => BigInt(ms) * 1_000_000n),
+  sleep: () => Effect.void
+})
+
+type Services = import("effect").Layer.Layer.Success<typeof PlaybookLive> | AppServices
+
+/** Runs `effect` with the playbook's services of `app`, at time `at` (ms). */
+export const runAt = <A, E>(app: TestApp, at: number, effect: Effect.Effect<A, E, Services>) =>
+  app.runtime.runPromise(effect.pipe(Effect.provide(PlaybookLive), Effect.withClock(fixedClock(at))) as Effect.Effect<A, E, never>)
+
+/** Runs `effect` and returns its failure's tag (or "success"). */
+export const failureOf = <A, E extends { _tag: string }>(app: TestApp, at: number, effect: Effect.Effect<A, E, Services>) =>
+  runAt(app, at, effect.pipe(Effect.match({ onFailure: (e) => e._tag, onSuccess: () => "success" })))
