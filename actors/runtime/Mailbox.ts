@@ -4,16 +4,15 @@
  * ack on success. An entry delivered more than `maxDeliveries` times, or one that does not parse, goes to the
  * dead-letter stream. Lag and pending are refreshed every `statsIntervalMs`.
  */
-import { hostname } from "node:os"
-import { randomBytes } from "node:crypto"
 import { Cause, Effect, Exit } from "effect"
-import { Bus, type StreamEntry } from "../../server/infra/Bus"
-import { AppConfig } from "../../server/Config"
+import { Bus, type StreamEntry } from "../../server/platform/infra/Bus"
+import { AppConfig } from "../../server/platform/Config"
+import { INSTANCE } from "../../server/platform/Instance"
 import type { StreamActorDef } from "./Actor"
 import { describeError, type ActorHandle } from "./Registry"
 
 /** This process's consumer name: stable across restarts of an actor, distinct between processes. */
-export const CONSUMER = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`
+const CONSUMER = INSTANCE
 
 export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle) =>
   Effect.gen(function* () {
@@ -65,6 +64,8 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       Effect.forEach(entries, handleEntry, { concurrency: def.concurrency ?? 1, discard: true })
 
     yield* bus.ensureGroup(stream, group, def.startFrom ?? "0")
+    // Running from here: replaying its own pending entries is already serving.
+    handle.update({ state: "running" })
     // Own pending entries first: what this consumer held when its previous life ended. One at a time, so an
     // entry that crashes the actor again is the only one charged another delivery (not the rest of its batch).
     while (true) {
@@ -73,7 +74,6 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       // A handler failure leaves it pending: retried after `claimIdleMs`, not in a tight loop here.
       if (!(yield* handleEntry(mine))) break
     }
-    handle.update({ state: "running" })
     yield* refreshStats
     let lastClaim = Date.now()
     let lastStats = Date.now()
