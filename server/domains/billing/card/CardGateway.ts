@@ -5,6 +5,7 @@
  * provider failure becomes `ProviderFailed` (a 502 to the caller, never a 500).
  */
 import { randomBytes } from "node:crypto"
+import { join } from "node:path"
 import { Effect } from "effect"
 import Stripe from "stripe"
 import { AppConfig } from "../../../platform/Config"
@@ -45,6 +46,7 @@ export class CardGateway extends Effect.Service<CardGateway>()("app/billing/Card
         webhookSecret,
         // our own pages, relative: they work whatever address the browser used
         pageBase: "/billing/test-payments",
+        stateFile: join(app.dataDir, "test-payments", "card.json"),
         webhookUrl: app.port !== 0 ? `${app.publicBaseUrl}/webhooks/cardprocessor` : undefined
       })
       const url = yield* Effect.acquireRelease(Effect.promise(() => s.start()), () => Effect.promise(() => s.stop()))

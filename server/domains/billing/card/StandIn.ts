@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { addPeriod, type ProviderInterval } from "../Plans"
+import { loadStandInState, saveStandInState } from "../StandInState"
 import { parseStripeForm, stripeSignature } from "./Signature"
 
 export const STANDIN_API_VERSION = "2026-10-28.endive"
@@ -37,6 +38,8 @@ export interface StripeStandInOptions {
   readonly now?: () => number
   /** Deliver events in process (raw payload and its signature header) when the app's own URL is not known. */
   sink?: (payload: string, signature: string) => Promise<number>
+  /** Keep customers, prices, sessions, subscriptions and invoices in this file across restarts (embedded default). */
+  readonly stateFile?: string
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64url").replace(/[-_]/g, "x")}`
@@ -76,7 +79,16 @@ export class StripeStandIn {
     return Math.floor(this.now() / 1000)
   }
 
+  private get state() {
+    const { customers, prices, sessions, portals, subscriptions, invoices } = this
+    return { customers, prices, sessions, portals, subscriptions, invoices }
+  }
+  private persist(): void {
+    saveStandInState(this.options.stateFile, this.state)
+  }
+
   async start(): Promise<string> {
+    loadStandInState(this.options.stateFile, this.state)
     this.server = createServer((req, res) => void this.handle(req, res))
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve))
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
@@ -114,6 +126,7 @@ export class StripeStandIn {
       }
       this.requests.push({ method: req.method ?? "GET", path: url.pathname, body })
       const result = JSON.stringify(this.route(req.method ?? "GET", url.pathname, body))
+      if (req.method !== "GET") this.persist()
       if (cacheKey) this.idempotent.set(cacheKey, { status: 200, body: result })
       send(200, result)
     } catch (e) {
@@ -371,6 +384,7 @@ export class StripeStandIn {
   // ---- events -----------------------------------------------------------------------------------------------
 
   private emit(type: string, object: Obj, previous?: Obj) {
+    this.persist()
     const created = this.sec()
     const event = {
       id: id("evt"), object: "event", api_version: STANDIN_API_VERSION, created, livemode: false, pending_webhooks: 1,

@@ -4,6 +4,7 @@
  * list is cached (CRYPTO_CURRENCIES_TTL_SECONDS). Provider failures become `ProviderFailed` (502).
  */
 import { randomBytes } from "node:crypto"
+import { join } from "node:path"
 import { Duration, Effect } from "effect"
 import { z } from "zod"
 import { AppConfig } from "../../../platform/Config"
@@ -36,7 +37,7 @@ export class CryptoGateway extends Effect.Service<CryptoGateway>()("app/billing/
     if (apiKey === undefined && config.standIn) {
       apiKey = `standin-${randomBytes(8).toString("hex")}`
       ipnSecret = `standin-ipn-${randomBytes(16).toString("hex")}`
-      const s = new CryptoStandIn({ apiKey, ipnSecret, pageBase: "/billing/test-payments" })
+      const s = new CryptoStandIn({ apiKey, ipnSecret, pageBase: "/billing/test-payments", stateFile: join(app.dataDir, "test-payments", "crypto.json") })
       base = yield* Effect.acquireRelease(Effect.promise(() => s.start()), () => Effect.promise(() => s.stop()))
       standIn = s
       yield* Effect.logInfo("crypto payments: no CRYPTO_API_KEY, using the local stand-in (test payments)")

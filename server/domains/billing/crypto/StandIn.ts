@@ -8,6 +8,7 @@
 import { randomInt } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { loadStandInState, saveStandInState } from "../StandInState"
 import { ipnSignature } from "./Signature"
 
 type Obj = Record<string, any>
@@ -20,6 +21,8 @@ export interface CryptoStandInOptions {
   readonly now?: () => number
   /** Deliver IPNs in process instead of over HTTP (when the app's own port is not known). */
   sink?: (body: string, signature: string) => Promise<number>
+  /** Keep the invoices in this file across restarts (embedded default). */
+  readonly stateFile?: string
 }
 
 export const STANDIN_CURRENCIES = ["btc", "eth", "usdttrc20", "usdterc20", "usdc", "ltc", "sol"] as const
@@ -40,6 +43,7 @@ export class CryptoStandIn {
   }
 
   async start(): Promise<string> {
+    loadStandInState(this.options.stateFile, { invoices: this.invoices })
     this.server = createServer((req, res) => void this.handle(req, res))
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve))
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
@@ -83,6 +87,7 @@ export class CryptoStandIn {
         success_url: body.success_url ?? null, cancel_url: body.cancel_url ?? null, created_at: this.iso(), updated_at: this.iso()
       }
       this.invoices.set(id, invoice)
+      saveStandInState(this.options.stateFile, { invoices: this.invoices })
       return send(200, invoice)
     }
     return send(404, { status: false, statusCode: 404, code: "NOT_FOUND", message: "Not found" })
