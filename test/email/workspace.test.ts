@@ -284,6 +284,7 @@ describe("delivery events", () => {
     expect((await app.query<{ status: string }>("SELECT status FROM email_contacts WHERE email = 'bob@example.org'"))[0]!.status).toBe("unsubscribed")
     expect(await count("SELECT count(*) AS n FROM email_suppressions WHERE email = 'bob@example.org' AND reason = 'complaint'")).toBe(1)
     expect(await count("SELECT count(*) AS n FROM waitlist WHERE email = 'bob@example.org' AND unsubscribed_at IS NOT NULL")).toBe(1)
+    expect(await count("SELECT count(*) AS n FROM marketing_unsubscribes WHERE email = 'bob@example.org' AND source = 'complaint'")).toBe(1)
     const bob = (await app.query<{ id: string }>("SELECT id FROM email_contacts WHERE email = 'bob@example.org'"))[0]!.id
     expect((await staffForm("/email/send", { contact_id: String(bob), subject: "x", body: "y" })).status).toBe(409)
     expect(await (await delivery({ type: "email.clicked", data: {} })).json()).toMatchObject({ ignored: true })

@@ -76,6 +76,11 @@ export class Drip extends Effect.Service<Drip>()("app/billing/Drip", {
       return true
     })
 
+    /** Stops all marketing mail to an address (a complaint reported by the mail provider, for one). */
+    const unsubscribeAddress = Effect.fn("Drip.unsubscribeAddress")(function* (email: string, source: string) {
+      yield* repo.unsubscribe(email.trim().toLowerCase(), source, yield* now$)
+    })
+
     /** Sends the drip mails that are due (exactly once per address and step). */
     const sendDue = Effect.fn("Drip.sendDue")(function* () {
       const now = yield* now$
@@ -94,6 +99,6 @@ export class Drip extends Effect.Service<Drip>()("app/billing/Drip", {
       }))
     })
 
-    return { join, confirm, unsubscribe, unsubscribeUrl, sendDue, isUnsubscribed: repo.isUnsubscribed } as const
+    return { join, confirm, unsubscribe, unsubscribeAddress, unsubscribeUrl, sendDue, isUnsubscribed: repo.isUnsubscribed } as const
   })
 }) {}

@@ -262,6 +262,16 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
         ),
 
       /** Whether the chain tables exist (a dry run may read a database that was never migrated). */
+      /** Listed tokens an address or a symbol names (exact, case-insensitive), the seed list's first. */
+      tokensNamed: (query: string) =>
+        sql<{ address: string; symbol: string }>`
+          SELECT address, symbol FROM tokens
+          WHERE (address = ${query.toLowerCase()} OR upper(symbol) = upper(${query})) AND NOT blacklisted AND source <> 'unknown'
+          ORDER BY (address = ${query.toLowerCase()}) DESC, source = 'seed' DESC, address LIMIT 5`.pipe(Effect.orDie),
+      /** The newest priced record's price of a token (one probe of whale_tx_token_ts). */
+      lastPrice: (token: string) =>
+        sql<{ price: number }>`SELECT price_usd::float8 AS price FROM whale_tx WHERE token = ${token} AND price_usd IS NOT NULL ORDER BY ts DESC LIMIT 1`.pipe(
+          Effect.map((r) => r[0]?.price ?? null), Effect.orDie),
       hasChainTables: sql<{ ok: boolean }>`SELECT to_regclass('tracked_wallets') IS NOT NULL AS ok`.pipe(
         Effect.map((rows) => rows[0]?.ok === true),
         Effect.orDie

@@ -12,7 +12,9 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import { Kv } from "../../platform/infra/Kv"
 import { Mailer } from "../../platform/infra/Mailer"
+import { Drip } from "../billing/Drip"
 import { EmailConfig } from "./Config"
 import { AddressSuppressed, BatchCooldown, ContactExists, notFound } from "./Errors"
 import { type InboundMessage } from "./Inbound"
@@ -43,6 +45,7 @@ export const draftHtml = (body: string, unsubscribeUrl: string | null) =>
   }</div>`
 
 const UNSUBSCRIBE_TTL_SECONDS = 5 * 365 * 24 * 3600
+const BATCH_COOLDOWN_KEY = "email:batch-send:cooldown"
 
 export class Email extends Effect.Service<Email>()("app/Email", {
   dependencies: [EmailRepo.Default, EmailConfig.Default, Mailer.Default],
@@ -50,10 +53,11 @@ export class Email extends Effect.Service<Email>()("app/Email", {
     const repo = yield* EmailRepo
     const config = yield* EmailConfig
     const mailer = yield* Mailer
+    const drip = yield* Drip
+    const kv = yield* Kv
     const sql = yield* SqlClient.SqlClient
     const replyKey = purposeKey(config.sessionSecret, "email-reply")
     const unsubscribeKey = purposeKey(config.sessionSecret, "email-unsubscribe")
-    let lastBatchAt = 0
 
     const unsubscribeUrl = (contactId: number, now: number) =>
       `${config.publicBaseUrl}/email/outreach/unsubscribe?token=${signLink(unsubscribeKey, { c: contactId }, Math.floor(now / 1000) + UNSUBSCRIBE_TTL_SECONDS)}`
@@ -107,13 +111,14 @@ export class Email extends Effect.Service<Email>()("app/Email", {
     /**
      * Sends the draft to every `pending` contact not suppressed, at most `batchMax` per run, one message per contact:
      * each contact is locked, mailed and moved to `sent` in one transaction, so a second run (or a concurrent one)
-     * finds nothing left to send. Runs at most once per `batchCooldownSeconds` in this process.
+     * finds nothing left to send. Runs at most once per `batchCooldownSeconds` across every process (a counter
+     * in the shared key-value store: the first run of a window takes it, the others are told how long to wait).
      */
     const batchSend = Effect.fn("Email.batchSend")(function* (draft: Draft) {
       const now = yield* Clock.currentTimeMillis
-      const wait = Math.ceil((lastBatchAt + config.batchCooldownSeconds * 1000 - now) / 1000)
-      if (lastBatchAt > 0 && wait > 0) return yield* Effect.fail(new BatchCooldown({ seconds: wait }))
-      lastBatchAt = now
+      if (config.batchCooldownSeconds > 0 && (yield* kv.incrWindow(BATCH_COOLDOWN_KEY, config.batchCooldownSeconds)) > 1) {
+        return yield* Effect.fail(new BatchCooldown({ seconds: Math.max(1, yield* kv.ttl(BATCH_COOLDOWN_KEY)) }))
+      }
       const batchId = `b${now.toString(36)}${randomBytes(3).toString("hex")}`
       const sent = yield* Effect.gen(function* () {
         const contacts = yield* repo.claimPending(config.batchMax)
@@ -174,7 +179,7 @@ export class Email extends Effect.Service<Email>()("app/Email", {
         if (email !== null && e.type === "complained") {
           yield* repo.setStatusByEmail(email, "unsubscribed", ["pending", "sent", "replied", "bounced"])
           yield* repo.suppress(email, "complaint")
-          yield* repo.unsubscribeWaitlist(email)
+          yield* drip.unsubscribeAddress(email, "complaint")
         }
         return { duplicate: false, message_id: messageRef }
       }).pipe(sql.withTransaction, Effect.orDie)

@@ -199,9 +199,6 @@ export class EmailRepo extends Effect.Service<EmailRepo>()("app/email/EmailRepo"
         Effect.asVoid, die)
     const isSuppressed = (email: string) =>
       sql<{ email: string }>`SELECT email FROM email_suppressions WHERE email = ${email}`.pipe(Effect.map((r) => r.length > 0), die)
-    /** The founding waitlist's marketing mail stops for a complaining address too. */
-    const unsubscribeWaitlist = (email: string) =>
-      sql`UPDATE waitlist SET unsubscribed_at = coalesce(unsubscribed_at, now()) WHERE lower(email) = ${email}`.pipe(Effect.asVoid, die)
 
     return {
       contacts, contact, contactByEmail, insertContact, setStatus, setStatusByEmail, markSent, deleteContact, claimPending,
@@ -209,7 +206,7 @@ export class EmailRepo extends Effect.Service<EmailRepo>()("app/email/EmailRepo"
       setDelivery, messages, message, body, markRead, markAllRead, deleteMessage, unreadCount,
       insertAttachment, attachment, inlineAttachments,
       outreach, addOutreach, deleteOutreach, toggleOutreach,
-      recordEvent, suppress, isSuppressed, unsubscribeWaitlist
+      recordEvent, suppress, isSuppressed
     } as const
   })
 }) {}

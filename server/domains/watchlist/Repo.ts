@@ -1,7 +1,6 @@
 /**
- * The SQL of the watchlist (migration 0090). Two reads touch the chain domain's tables until its service offers
- * them: `knownTokens` (the `tokens` reference table) and `lastPrices` (the newest priced record per token in
- * `whale_tx`, on its (token, ts) index).
+ * The SQL of the watchlist (migration 0090): its own tables only. Tokens and prices come from the chain domain's
+ * service (`Chain`).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -47,18 +46,7 @@ export class WatchlistRepo extends Effect.Service<WatchlistRepo>()("app/watchlis
           : sql<{ user_id: number; token: string; id: number }>`SELECT user_id::int AS user_id, token, id::int AS id FROM watchlist_items WHERE token IN ${sql.in(tokens)}`.pipe(die),
       rememberInterest: (email: string, category: string, userId: number | null) =>
         sql`INSERT INTO watchlist_interests (email, category, user_id) VALUES (${email}, ${category}, ${userId})
-            ON CONFLICT (email, category) DO UPDATE SET user_id = coalesce(EXCLUDED.user_id, watchlist_interests.user_id)`.pipe(Effect.asVoid, die),
-      knownTokens: (query: string) =>
-        sql<{ address: string; symbol: string }>`
-          SELECT address, symbol FROM tokens
-          WHERE (address = ${query.toLowerCase()} OR upper(symbol) = upper(${query})) AND NOT blacklisted AND source <> 'unknown'
-          ORDER BY (address = ${query.toLowerCase()}) DESC, source = 'seed' DESC, address LIMIT 5`.pipe(die),
-      /** One index probe per token (whale_tx_token_ts): the newest priced record. */
-      lastPrices: (tokens: ReadonlyArray<string>) =>
-        Effect.forEach(tokens, (token) =>
-          sql<{ price: number }>`SELECT price_usd::float8 AS price FROM whale_tx WHERE token = ${token} AND price_usd IS NOT NULL ORDER BY ts DESC LIMIT 1`.pipe(
-            Effect.map((r) => [token, r[0]?.price ?? null] as const)), { concurrency: 4 }).pipe(
-          Effect.map((pairs) => new Map(pairs.filter((p): p is readonly [string, number] => p[1] !== null))), die)
+            ON CONFLICT (email, category) DO UPDATE SET user_id = coalesce(EXCLUDED.user_id, watchlist_interests.user_id)`.pipe(Effect.asVoid, die)
     } as const
   })
 }) {}

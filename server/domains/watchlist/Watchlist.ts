@@ -14,6 +14,7 @@ import type { Tier } from "../../../schema/tiers"
 import type { WatchlistItem } from "../../../schema/http/watchlist"
 import { AppConfig } from "../../platform/Config"
 import { Analytics } from "../analytics/Analytics"
+import { Chain } from "../chain/Chain"
 import { purposeKey, signLink, verifyLink } from "../email/Tokens"
 import { ItemNotFound, UnknownToken, WatchlistFull } from "./Errors"
 import { type ItemRow, WatchlistRepo } from "./Repo"
@@ -47,6 +48,7 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
   effect: Effect.gen(function* () {
     const repo = yield* WatchlistRepo
     const analytics = yield* Analytics
+    const chain = yield* Chain
     const secret = (yield* AppConfig).sessionSecret
     const quickKey = purposeKey(Redacted.value(secret), "watchlist-quick-add")
     const interestKey = purposeKey(Redacted.value(secret), "watchlist-interest")
@@ -55,7 +57,7 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
     /** A token as the user typed it → the known token, or UnknownToken. */
     const resolve = Effect.fn("Watchlist.resolve")(function* (input: string) {
       const q = input.trim().toUpperCase() === "ETH" ? WETH : input.trim()
-      const [found] = yield* repo.knownTokens(q)
+      const [found] = yield* chain.tokensNamed(q)
       if (!found) return yield* Effect.fail(new UnknownToken({ token: input }))
       return { token: found.address, symbol: found.address === WETH ? "ETH" : found.symbol }
     })
@@ -64,7 +66,7 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
       Effect.gen(function* () {
         if (rows.length === 0) return [] as Array<WatchlistItem>
         const tokens = [...new Set(rows.map((r) => r.token))]
-        const [prices, window] = yield* Effect.all([repo.lastPrices(tokens), analytics.tokenWindow("24H")], { concurrency: 2 })
+        const [prices, window] = yield* Effect.all([chain.lastPrices(tokens), analytics.tokenWindow("24H")], { concurrency: 2 })
         const flows = new Map(window.map((w) => [w.token, w]))
         return rows.map((r): WatchlistItem => {
           const price = prices.get(r.token) ?? null
@@ -86,7 +88,7 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
       if (existing) return { created: false, row: existing }
       const cap = capOf(caller.tier)
       if ((yield* repo.count(caller.id)) >= cap) return yield* Effect.fail(new WatchlistFull({ cap }))
-      const price = (yield* repo.lastPrices([t.token])).get(t.token) ?? null
+      const price = (yield* chain.lastPrices([t.token])).get(t.token) ?? null
       const row = yield* repo.insert({ userId: caller.id, token: t.token, symbol: t.symbol, price, source })
       return row ? { created: true, row } : { created: false, row: (yield* repo.byToken(caller.id, t.token))! }
     })
