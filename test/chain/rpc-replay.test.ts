@@ -17,7 +17,7 @@ import { makeRpcSource } from "../../server/domains/chain/RpcSource"
 import { retryRpc, type ChainSourceShape } from "../../server/domains/chain/Source"
 import type { WhaleRecord } from "../../server/domains/chain/Types"
 import { fixturePath, requireFixtures } from "../support/fixtures"
-import { startRpcReplay, type RpcReplayServer } from "../support/rpcReplay"
+import { REPLAY_TOTAL_SUPPLY, startRpcReplay, type RpcReplayServer } from "../support/rpcReplay"
 
 const SET = "eth-mainnet/blocks_17173049_17173050"
 const fx = requireFixtures(SET, "token-list/optimism.tokenlist.json")
@@ -141,6 +141,8 @@ describe.skipIf(!fx.available)(`RpcSource on recorded mainnet blocks${fx.skipNot
     expect(records.filter((r) => r.symbol === "UNKNOWN").length).toBeGreaterThan(10)
     const meta = await withRpc((s) => Effect.all([s.readTokenMeta("0x9f8f72aa9304c8b593d555f12ef6589cc3a579a2"), s.readTokenMeta(DAI_FROM_BINANCE)]))
     expect(meta).toEqual([{ symbol: "MKR", decimals: 18 }, { symbol: "UNKNOWN", decimals: null }])
+    const supply = await withRpc((s) => Effect.all([s.readTotalSupply!("0x9f8f72aa9304c8b593d555f12ef6589cc3a579a2"), s.readTotalSupply!(DAI_FROM_BINANCE)]))
+    expect(supply).toEqual([REPLAY_TOTAL_SUPPLY * 10n ** 18n, null])
   })
 
   it("values stablecoin-paired swaps at the stable amount", () => {

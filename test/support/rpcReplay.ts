@@ -19,6 +19,9 @@ import { encodeAbiParameters, keccak256, pad, stringToHex } from "viem"
 import { readEtlDir, type EtlBlock, type EtlLog, type EtlTransaction } from "../../server/domains/chain/Etl"
 import { fixturePath } from "./fixtures"
 
+/** totalSupply() of every listed token, in whole tokens. */
+export const REPLAY_TOTAL_SUPPLY = 1_000_000_000n
+
 export type Fault = "http-429" | "http-500" | "rpc-limit"
 
 export interface RpcReplayOptions {
@@ -148,6 +151,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       return token.symbol === "MKR" ? pad(stringToHex("MKR"), { dir: "right" }) : encodeAbiParameters([{ type: "string" }], [token.symbol])
     }
     if (token !== undefined && selector === "0x313ce567") return encodeAbiParameters([{ type: "uint8" }], [token.decimals])
+    if (token !== undefined && selector === "0x18160ddd") return encodeAbiParameters([{ type: "uint256" }], [REPLAY_TOTAL_SUPPLY * 10n ** BigInt(token.decimals)])
     throw new RpcFault(-32000, "execution reverted")
   }
 

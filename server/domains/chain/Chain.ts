@@ -1,25 +1,55 @@
 /**
- * The chain domain's public read API for other domains: which listed token a user's words name, and the latest
- * price our priced records hold. Other domains call this, never the chain's tables.
+ * The chain domain's public read API for other domains: which listed token a user's words name, the latest price
+ * our priced records hold, and a token's total supply read from the chain. Other domains call this, never the
+ * chain's tables or its source.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { memo } from "../../platform/infra/Memo"
 import { ChainRepo } from "./Repo"
+import { ChainSource, retryRpc } from "./Source"
 
 export interface NamedToken {
   readonly address: string
   readonly symbol: string
 }
 
+/** A token's total supply in whole tokens, or why it is not known. */
+export type TotalSupply = { readonly supply: number } | { readonly reason: string }
+
+/** Supplies change slowly: one eth_call per token per hour at most. */
+const SUPPLY_TTL = "1 hour"
+
 export class Chain extends Effect.Service<Chain>()("app/chain/Chain", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const repo = yield* ChainRepo
+    const source = yield* ChainSource
+    // Optional on the source (`in`: a source without it may not even be asked for it).
+    const read = "readTotalSupply" in source ? source.readTotalSupply : undefined
+    const supplies = yield* memo({
+      ttl: SUPPLY_TTL,
+      capacity: 4096,
+      compute: (token: string): Effect.Effect<TotalSupply> =>
+        read === undefined
+          ? Effect.succeed({ reason: `the ${source.kind} chain source holds no contract state to read totalSupply from` })
+          : Effect.gen(function* () {
+            const decimals = yield* repo.tokenDecimals(token)
+            if (decimals === null) return { reason: "the token's decimals are unknown" }
+            const raw = yield* retryRpc(read(token)).pipe(Effect.either)
+            if (Either.isLeft(raw)) return { reason: `the node did not answer totalSupply (${raw.left.message})` }
+            if (raw.right === null) return { reason: "the token does not answer totalSupply()" }
+            const unit = 10n ** BigInt(decimals)
+            return { supply: Number(raw.right / unit) + Number(raw.right % unit) / Number(unit) }
+          })
+    })
     return {
       /** Listed (not blacklisted, not unknown) tokens an address or a symbol names, best match first (at most 5). */
       tokensNamed: (query: string): Effect.Effect<ReadonlyArray<NamedToken>> => repo.tokensNamed(query),
       /** The newest recorded USD price of each token that has one. */
       lastPrices: (tokens: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, number>> =>
         Effect.forEach(tokens, (token) => Effect.map(repo.lastPrice(token), (price) => [token, price] as const), { concurrency: 4 }).pipe(
-          Effect.map((pairs) => new Map(pairs.filter((p): p is readonly [string, number] => p[1] !== null))))
+          Effect.map((pairs) => new Map(pairs.filter((p): p is readonly [string, number] => p[1] !== null)))),
+      /** totalSupply() of a listed token in whole tokens (cached an hour), or the reason it is unknown. */
+      totalSupply: (token: string): Effect.Effect<TotalSupply> => supplies.get(token.toLowerCase())
     } as const
   }),
   dependencies: [ChainRepo.Default]

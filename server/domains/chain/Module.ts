@@ -18,7 +18,7 @@ import { ChainSourceLive } from "./SourceLive"
 
 /** What the chain's actors may use: the module's own services, the configuration and the bus. */
 type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus
-const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, Chain.Default, ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
+const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 
 export const ChainModule = defineModule({

@@ -268,6 +268,9 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           SELECT address, symbol FROM tokens
           WHERE (address = ${query.toLowerCase()} OR upper(symbol) = upper(${query})) AND NOT blacklisted AND source <> 'unknown'
           ORDER BY (address = ${query.toLowerCase()}) DESC, source = 'seed' DESC, address LIMIT 5`.pipe(Effect.orDie),
+      /** A listed token's decimals (null when unknown or not listed). */
+      tokenDecimals: (address: string) =>
+        sql<{ decimals: number | null }>`SELECT decimals FROM tokens WHERE address = ${address}`.pipe(Effect.map((r) => r[0]?.decimals ?? null), Effect.orDie),
       /** The newest priced record's price of a token (one probe of whale_tx_token_ts). */
       lastPrice: (token: string) =>
         sql<{ price: number }>`SELECT price_usd::float8 AS price FROM whale_tx WHERE token = ${token} AND price_usd IS NOT NULL ORDER BY ts DESC LIMIT 1`.pipe(

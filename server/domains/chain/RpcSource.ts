@@ -181,6 +181,9 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
           })),
           Effect.catchIf((e): e is null => e === null, () => Effect.succeed(null))
         ),
+      readTotalSupply: (address) =>
+        readOrNothing("eth_call", () => client.readContract({ address: address as Hex, abi: erc20Abi, functionName: "totalSupply" })).pipe(
+          Effect.map((supply) => (typeof supply === "bigint" && supply >= 0n ? supply : null))),
       readTokenMeta: (address) =>
         Effect.all([
           readOrNothing("eth_call", () => client.call({ to: address as Hex, data: SYMBOL_SELECTOR })),

@@ -56,6 +56,11 @@ export interface ChainSourceShape {
   /** ERC-20 symbol() and decimals(); `UNKNOWN_TOKEN` (or a null field) for tokens that revert or answer oddly. */
   readonly readTokenMeta: (address: string) => Effect.Effect<TokenMeta, RpcError>
   /**
+   * ERC-20 totalSupply() in base units (eth_call at the latest block); null when the token reverts or answers oddly.
+   * Absent on sources that hold no contract state (demo, replay).
+   */
+  readonly readTotalSupply?: (address: string) => Effect.Effect<bigint | null, RpcError>
+  /**
    * Native ETH moved by the transaction's internal calls, from the node's call traces (Traces.ts); null when the
    * node offers no traces. Absent on sources without traces (demo, replay) or with CHAIN_TRACES=off.
    */

@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import type { ChartData, FeedPage, LagCurve } from "../../../schema/http/echo"
 import { memo } from "../../platform/infra/Memo"
+import { Chain } from "../chain/Chain"
 import { DEFAULT_COPY_SHARE_OF_START } from "./Book"
 import { EchoConfig } from "./Config"
 import { TokenNotFound } from "./Errors"
@@ -32,6 +33,7 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
   dependencies: [MarketRepo.Default],
   effect: Effect.gen(function* () {
     const market = yield* MarketRepo
+    const chain = yield* Chain
     const config = yield* EchoConfig
 
     const feed = Effect.fn("EchoMarket.feed")(function* (page: number, limit: number) {
@@ -85,7 +87,9 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
       if (!row && !latest) return null
       const spec = TF[tf]
       const since = spec.sinceMs === null ? null : new Date(Date.now() - spec.sinceMs)
-      const [candles, s, liquidity] = yield* Effect.all([market.candles(address, since, spec.bucket), market.stats(address), market.liquidity24h(address)])
+      const [candles, s, liquidity, supply] = yield* Effect.all(
+        [market.candles(address, since, spec.bucket), market.stats(address), market.liquidity24h(address), chain.totalSupply(address)],
+        { concurrency: "unbounded" })
       const price = latest?.price ?? null
       const noData = "no priced whale trade of this token in the last 24 h"
       return {
@@ -96,8 +100,10 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
         candles: [...candles],
         stats: {
           price: stat(price, "no priced whale trade of this token yet"),
-          // totalSupply is not read: the chain source offers no eth_call for it (see README, Echo).
-          market_cap: stat(null, "total supply unknown: the chain source does not read totalSupply yet"),
+          // totalSupply() read over eth_call by the chain domain (cached an hour) × the latest price.
+          market_cap: "supply" in supply
+            ? stat(price === null ? null : supply.supply * price, "no priced whale trade of this token yet")
+            : stat(null, `total supply unknown: ${supply.reason}`),
           volume_24h: stat(s.vol24, "no whale DEX volume in the last 24 h"),
           change_24h_pct: stat(price !== null && s.before24 !== null && s.before24 > 0 ? ((price - s.before24) / s.before24) * 100 : null, "no priced trade from before the last 24 h to compare with"),
           liquidity: stat(liquidity, "no whale DEX volume in the last 24 h (liquidity is observed whale volume)"),
