@@ -41,7 +41,9 @@ export const ConsoleRoutes = Effect.gen(function* () {
         if (page.transactions.length === 0 && flows.every((f) => f === null)) return null
         const symbol = page.transactions[0]?.symbol ?? flows.find((f) => f !== null)?.symbol ?? maskAddress(address)
         return {
-          token: address, symbol, trades: page.transactions,
+          // Newest first by time: the page is the newest stored, and the demo history stores older blocks after
+          // newer ones, so storage order is not time order.
+          token: address, symbol, trades: [...page.transactions].sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id),
           flows: { "1H": flows[0] ?? null, "24H": flows[1] ?? null, "7D": flows[2] ?? null },
           meta: { source, demo, generated_at: new Date().toISOString() }
         }
