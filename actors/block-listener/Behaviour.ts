@@ -10,10 +10,16 @@
  * and the checkpoint in one transaction; then publish the stored records on `chain.tx` and mark the block
  * published. Records stored but not published before a crash are published at the next start.
  *
+ * New heads: on a WebSocket source the listener subscribes (`eth_subscribe newHeads`) and wakes at each head; it
+ * polls every CHAIN_POLL_MS all the same, which is the whole mechanism on HTTP and the fallback while a
+ * subscription is down (re-subscribed with back-off). `chain_head_publish_seconds{via}` measures, per block, from
+ * the moment the listener learned the block may be taken (its head seen by subscription or by polling) to its
+ * records published.
+ *
  * Persisted state: the checkpoint (chain_checkpoint), recent blocks with their ETH/USD price (chain_blocks).
  * Transient state (one life): the ingest session — token cache, price book, tracked wallets, labels.
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Queue } from "effect"
 import { STREAMS } from "../../schema/streams"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { ChainCatalog } from "../../server/domains/chain/Catalog"
@@ -25,6 +31,7 @@ import type { ChainBlock } from "../../server/domains/chain/Types"
 import { toChainTxMessage, toRetraction } from "../../server/domains/chain/Wire"
 import { AppConfig } from "../../server/platform/Config"
 import { Bus } from "../../server/platform/infra/Bus"
+import { Metrics } from "../../server/platform/ops/Metrics"
 import { loopActor } from "../runtime/Actor"
 import type { ActorHandle } from "../runtime/Registry"
 
@@ -60,6 +67,47 @@ const life = (actor: ActorHandle) =>
     const session = yield* (yield* ChainCatalog).open()
     const retry = persistentRetry(settings.retryBaseMs, settings.retryMaxMs)
     const head = retryTemporary(source.latestBlockNumber, retry, "eth_blockNumber")
+
+    // Head latency: when each block became takeable, and how the listener learned it.
+    const latency = (yield* Metrics).histogram(
+      "chain_head_publish_seconds", "Block seen (a new head by subscription or by polling) to its records published, by how it was seen",
+      [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30])
+    const seen = new Map<number, { readonly at: number; readonly via: "subscription" | "polling" }>()
+    let highestHead = -1
+    const sawHead = (headNumber: number, via: "subscription" | "polling") => {
+      if (headNumber <= highestHead) return
+      const first = highestHead < 0
+      highestHead = headNumber
+      // The first head of a life says where the chain is, not when a block appeared.
+      if (!first) seen.set(headNumber - settings.confirmations, { at: Date.now(), via })
+      if (seen.size > 1_000) for (const k of [...seen.keys()].slice(0, seen.size - 1_000)) seen.delete(k)
+    }
+    const measure = (n: number) => {
+      const s = seen.get(n)
+      if (s === undefined) return
+      seen.delete(n)
+      latency.observe({ via: s.via }, (Date.now() - s.at) / 1000)
+    }
+    const wake = yield* Queue.sliding<number>(1)
+    const watchHeads = source.watchHeads
+    if (watchHeads !== undefined) {
+      yield* Effect.fork(Effect.gen(function* () {
+        let failures = 0
+        while (true) {
+          const ended = yield* watchHeads((n) => {
+            failures = 0
+            sawHead(n, "subscription")
+            Queue.unsafeOffer(wake, n)
+          }).pipe(Effect.flip)
+          failures++
+          const delay = Math.min(30_000, 500 * 2 ** Math.min(failures, 6))
+          yield* Effect.logWarning(`newHeads subscription ended (${ended.message}); polling every ${settings.pollMs} ms meanwhile, re-subscribing in ${delay} ms`)
+          yield* Effect.sleep(Duration.millis(delay))
+        }
+      }))
+    }
+    /** Waits for the next head: woken by the subscription, or after the poll interval. */
+    const nextHead = Effect.raceFirst(Effect.asVoid(Queue.take(wake)), Effect.sleep(Duration.millis(settings.pollMs)))
 
     const publish = (block: Position, rows: ReadonlyArray<StoredTx>) =>
       Effect.gen(function* () {
@@ -123,6 +171,7 @@ const life = (actor: ActorHandle) =>
         checkpoint = { number: n, hash: block.hash }
         if (n % 32 === 0) yield* repo.pruneBlocks(n - KEEP_BLOCKS)
         if (written.length > 0) yield* publish(checkpoint, written)
+        measure(n)
         // The console's "Latest block" (topic chain:head): a few kept, subscribers get the newest.
         yield* bus.publish(CONSOLE_STREAMS.chainHead, { messageId: `head:${n}:${block.hash}`, number: n, hash: block.hash, ts: new Date(block.timestamp * 1000).toISOString() }, 16)
         const fresh = written.length === records.length ? "" : ` (${written.length} new)`
@@ -134,14 +183,16 @@ const life = (actor: ActorHandle) =>
     let lag = -1
     while (true) {
       actor.heartbeat()
-      const target = (yield* head) - settings.confirmations
+      const latest = yield* head
+      sawHead(latest, "polling")
+      const target = latest - settings.confirmations
       const next = checkpoint === null ? start : checkpoint.number + 1
       if (Math.max(0, target - next + 1) !== lag) {
         lag = Math.max(0, target - next + 1)
         actor.update({ lag })
       }
       if (next > target) {
-        yield* Effect.sleep(Duration.millis(settings.pollMs))
+        yield* nextHead
         continue
       }
       yield* session.refreshWallets

@@ -8,6 +8,10 @@
  * (MKR answers bytes32, like the real contract; other addresses and selectors revert), and batches.
  * Signatures are not in the recording: v/r/s are zero placeholders. Receipt blooms are zero.
  *
+ * The same port speaks JSON-RPC over WebSocket too (`wsUrl`), with `eth_subscribe("newHeads")`: every `setHead`
+ * and `reorg` notifies the subscribers with the new head's header; `muteHeads` stops the notifications while the
+ * subscriptions stay open (a silently dead subscription), `dropSockets` closes every WebSocket connection.
+ *
  * Test controls: `setHead` (blocks above it are unknown), `failNext` (HTTP 429 / HTTP 500 / JSON-RPC -32005
  * for the next N matching requests), `reorg` (serve an alternative block N with a new hash and fewer
  * transactions, as the new head; block N+1 still names the old hash as parent, as after a reorg back).
@@ -16,6 +20,7 @@ import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { encodeAbiParameters, keccak256, pad, stringToHex } from "viem"
+import { WebSocketServer, type WebSocket } from "ws"
 import { readEtlDir, type EtlBlock, type EtlLog, type EtlTransaction } from "../../server/domains/chain/Etl"
 import { fixturePath } from "./fixtures"
 
@@ -32,10 +37,16 @@ export interface RpcReplayOptions {
 
 export interface RpcReplayServer {
   readonly url: string
+  /** The same server over WebSocket (ws://), with eth_subscribe("newHeads"). */
+  readonly wsUrl: string
   /** Calls served per method (each call of a batch counts). */
   readonly calls: Map<string, number>
   readonly recorded: ReadonlyArray<number>
   setHead(number: number): void
+  /** Stops (true) or resumes (false) newHeads notifications; subscriptions stay open. */
+  muteHeads(muted: boolean): void
+  /** Closes every WebSocket connection (their subscriptions end). */
+  dropSockets(): void
   /** Serve debug_traceTransaction (callTracer results) for these transactions; none: the method does not exist. */
   setTraces(entries: ReadonlyArray<readonly [string, unknown]>): void
   failNext(fault: Fault, count?: number, method?: string): void
@@ -220,15 +231,55 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => handle(Buffer.concat(chunks).toString("utf8"), res))
   })
+  // JSON-RPC over WebSocket on the same port: requests as over HTTP, plus newHeads subscriptions.
+  const sockets = new WebSocketServer({ server })
+  const subscriptions = new Map<string, WebSocket>()
+  let subscriptionIds = 0
+  let muted = false
+  sockets.on("connection", (socket) => {
+    socket.on("message", (data) => {
+      let parsed: unknown
+      try { parsed = JSON.parse(String(data)) } catch {
+        return socket.send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } }))
+      }
+      const batch = Array.isArray(parsed) ? (parsed as Array<Call>) : [parsed as Call]
+      const out = batch.map((c) => {
+        if (c.method === "eth_subscribe" || c.method === "eth_unsubscribe") calls.set(c.method, (calls.get(c.method) ?? 0) + 1)
+        if (c.method === "eth_subscribe") {
+          if (c.params?.[0] !== "newHeads") return { jsonrpc: "2.0", id: c.id ?? null, error: { code: -32602, message: "only newHeads is served" } }
+          const id = q(++subscriptionIds)
+          subscriptions.set(id, socket)
+          return { jsonrpc: "2.0", id: c.id ?? null, result: id }
+        }
+        if (c.method === "eth_unsubscribe") return { jsonrpc: "2.0", id: c.id ?? null, result: subscriptions.delete(String(c.params?.[0])) }
+        return respond(c)
+      })
+      socket.send(JSON.stringify(Array.isArray(parsed) ? out : out[0]))
+    })
+    socket.on("close", () => { for (const [id, s] of subscriptions) if (s === socket) subscriptions.delete(id) })
+  })
+  const notifyHead = () => {
+    const v = view(head)
+    if (muted || v === undefined) return
+    const header = rpcBlock(v, false)
+    for (const [id, socket] of subscriptions) socket.send(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: { subscription: id, result: header } }))
+  }
+
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
   const { port } = server.address() as AddressInfo
   let reorgs = 0
 
   return {
     url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
     calls,
     recorded,
-    setHead: (n) => { head = n },
+    setHead: (n) => {
+      head = n
+      notifyHead()
+    },
+    muteHeads: (m) => { muted = m },
+    dropSockets: () => { for (const socket of sockets.clients) socket.terminate() },
     setTraces: (entries: ReadonlyArray<readonly [string, unknown]>) => {
       traces.clear()
       for (const [hash, trace] of entries) traces.set(hash.toLowerCase(), trace)
@@ -243,10 +294,16 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       const logs = base.logs.filter((l) => kept.has(l.transaction_hash)).map((l) => ({ ...l, block_hash: hash }))
       reorged.set(n, { block: { ...base.block, hash, transaction_count: txs.length }, txs, logs })
       head = n
+      notifyHead()
       return hash
     },
     clearFaults: () => { faults.length = 0 },
     clearReorgs: () => reorged.clear(),
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()) })
+    close: () => new Promise<void>((ok) => {
+      for (const socket of sockets.clients) socket.terminate()
+      sockets.close()
+      server.closeAllConnections()
+      server.close(() => ok())
+    })
   }
 }

@@ -8,6 +8,7 @@ import { DemoHistoryActor } from "../../../actors/demo-history/Behaviour"
 import type { ActorDef } from "../../../actors/runtime/Actor"
 import type { AppConfig } from "../../platform/Config"
 import type { Bus } from "../../platform/infra/Bus"
+import type { Metrics } from "../../platform/ops/Metrics"
 import { defineModule } from "../../platform/Module"
 import { ChainCatalogSeeded } from "./Catalog"
 import { Chain } from "./Chain"
@@ -16,8 +17,8 @@ import { DemoHistoryRepo } from "./demo/HistoryRepo"
 import { ChainRepo } from "./Repo"
 import { ChainSourceLive } from "./SourceLive"
 
-/** What the chain's actors may use: the module's own services, the configuration and the bus. */
-type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus
+/** What the chain's actors may use: the module's own services, the configuration, the bus and the metrics. */
+type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus | Metrics
 const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer } from "effect"
 import {
-  BaseError, BlockNotFoundError, HttpRequestError, TimeoutError, TransactionReceiptNotFoundError,
+  BaseError, BlockNotFoundError, HttpRequestError, SocketClosedError, TimeoutError, TransactionReceiptNotFoundError, WebSocketRequestError,
   createPublicClient, decodeAbiParameters, erc20Abi, hexToString, http, parseAbi, webSocket, type Hex, type Log
 } from "viem"
 import {
@@ -41,10 +41,12 @@ export const toRpcError = (method: string, error: unknown): RpcError => {
   if (!(error instanceof BaseError)) return new RpcError({ method, message: String(error), retryable: false })
   const http = error.walk((e) => e instanceof HttpRequestError) as HttpRequestError | null
   const timedOut = error.walk((e) => e instanceof TimeoutError) !== null
+  // A WebSocket closed or failing mid-request: viem reconnects, so asking again can help.
+  const socketDown = error.walk((e) => e instanceof SocketClosedError || e instanceof WebSocketRequestError) !== null
   const coded = error.walk((e) => typeof (e as { code?: unknown }).code === "number") as { code: number } | null
   const status = http?.status
   const code = coded?.code
-  const retryable = timedOut ||
+  const retryable = timedOut || socketDown ||
     (http !== null && (status === undefined || RETRYABLE_STATUS.has(status))) ||
     (code !== undefined && RETRYABLE_CODES.has(code)) ||
     /header not found|too many requests|rate limit/i.test(error.details ?? "")
@@ -181,6 +183,21 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
           })),
           Effect.catchIf((e): e is null => e === null, () => Effect.succeed(null))
         ),
+      ...(ws
+        ? {
+          watchHeads: (onHead: (blockNumber: number) => void) =>
+            Effect.async<never, RpcError>((resume) => {
+              // On a WebSocket transport viem subscribes with eth_subscribe("newHeads") (no polling); a closed
+              // socket or a refused subscription ends this watch.
+              const unwatch = client.watchBlockNumber({
+                emitOnBegin: false, emitMissed: false,
+                onBlockNumber: (n) => onHead(Number(n)),
+                onError: (e) => resume(Effect.fail(toRpcError("eth_subscribe", e)))
+              })
+              return Effect.sync(unwatch)
+            })
+        }
+        : {}),
       readTotalSupply: (address) =>
         readOrNothing("eth_call", () => client.readContract({ address: address as Hex, abi: erc20Abi, functionName: "totalSupply" })).pipe(
           Effect.map((supply) => (typeof supply === "bigint" && supply >= 0n ? supply : null))),

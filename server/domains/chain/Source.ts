@@ -56,6 +56,12 @@ export interface ChainSourceShape {
   /** ERC-20 symbol() and decimals(); `UNKNOWN_TOKEN` (or a null field) for tokens that revert or answer oddly. */
   readonly readTokenMeta: (address: string) => Effect.Effect<TokenMeta, RpcError>
   /**
+   * Follows new heads by subscription (`eth_subscribe newHeads`, WebSocket sources only): calls `onHead` with each
+   * new head's number; runs until the subscription fails (then fails with the reason), and unsubscribes when
+   * interrupted. Absent on sources that can only be polled.
+   */
+  readonly watchHeads?: (onHead: (blockNumber: number) => void) => Effect.Effect<never, RpcError>
+  /**
    * ERC-20 totalSupply() in base units (eth_call at the latest block); null when the token reverts or answers oddly.
    * Absent on sources that hold no contract state (demo, replay).
    */
