@@ -21,6 +21,21 @@ export interface Snapshot {
   readonly demo: boolean
 }
 
+/** A token's open (PENDING) pick, as other domains see it (the watchlist shows it beside the token). */
+export interface OpenPick {
+  readonly id: number
+  readonly token: string
+  readonly symbol: string
+  /** ISO 8601 UTC. */
+  readonly flagged_at: string
+  readonly entry_price: number | null
+  readonly conviction: number
+  /** How many addresses flagged it. */
+  readonly whales: number
+  /** The flagging addresses (lower-case, full: the caller decides how to show them). */
+  readonly flaggers: ReadonlyArray<string>
+}
+
 export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
   effect: Effect.gen(function* () {
     const repo = yield* PicksRepo
@@ -226,6 +241,18 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           eth: repo.ethCloses(from, to + HORIZON_MS),
           demo: repo.anyDemo
         }),
+      /**
+       * The open (PENDING) pick of each of `tokens` (addresses, any case), keyed by lower-case address; tokens without
+       * one are absent. Read live (not from the snapshot): a pick flagged a second ago is there.
+       */
+      openPicksFor: Effect.fn("Picks.openPicksFor")(function* (tokens: ReadonlyArray<string>) {
+        const wanted = [...new Set(tokens.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0))]
+        const rows = yield* repo.openPicks(wanted)
+        return new Map(rows.map((r): [string, OpenPick] => [r.token, {
+          id: Number(r.id), token: r.token, symbol: r.symbol, flagged_at: r.flagged_at.toISOString(), entry_price: r.entry_price,
+          conviction: r.conviction, whales: r.whales, flaggers: r.flaggers
+        }])) as ReadonlyMap<string, OpenPick>
+      }),
       ledgerSummary: Effect.all({ head: repo.ledgerHead, days: repo.ledgerDays }),
       ledgerEntries: repo.ledgerEntries,
       trackedWallets: repo.trackedWallets

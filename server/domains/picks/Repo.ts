@@ -117,6 +117,14 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
       hasOpenPick: (token: string) =>
         sql<{ id: number }>`SELECT id FROM picks WHERE token = ${token} AND status = 'PENDING'`.pipe(Effect.map((r) => r.length > 0), Effect.orDie),
 
+      /** The open (PENDING) pick of each of `tokens` (lower-case addresses); at most one per token (a unique index). */
+      openPicks: (tokens: ReadonlyArray<string>) =>
+        tokens.length === 0
+          ? Effect.succeed([])
+          : sql<{ id: number; token: string; symbol: string; flagged_at: Date; entry_price: number | null; conviction: number; whales: number; flaggers: Array<string> }>`
+            SELECT id, token, symbol, flagged_at, entry_price, conviction, whales, flaggers FROM picks
+            WHERE status = 'PENDING' AND token = ANY (${textArray(tokens)}::text[]) ORDER BY id`.pipe(Effect.orDie),
+
       /** Graded picks known at `at` (flag + 7 d ≤ at) flagged by any of `wallets`. */
       gradedHistory: (wallets: ReadonlyArray<string>, at: number, horizonMs: number) =>
         sql<{ flaggers: Array<string>; flagged_at: Date; close_return: number }>`
