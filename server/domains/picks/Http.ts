@@ -64,13 +64,8 @@ export const PicksRoutes = Effect.gen(function* () {
     }),
     route({
       method: "GET", path: "/api/picks2/picks", summary: "Every graded pick, one row each (no server-side cap)", tags, guard: Guard.anon, response: PicksList,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => {
-        // Written row by row into one body: no cap, no intermediate array of row objects.
-        const toRow = row(snap)
-        const parts: Array<string> = []
-        for (const p of snap.picks) if (p.status === "GRADED") parts.push(JSON.stringify(toRow(p)))
-        return Reply.rawJson(`{"picks":[${parts.join(",")}]}`)
-      }))
+      // Streamed (chunked), a batch of rows per query: no cap, and no body held whole in memory.
+      handler: () => Effect.succeed(Reply.jsonStream(picks.gradedJson()))
     }),
     route({
       method: "GET", path: "/api/picks2/recent", summary: "Recently flagged picks, PENDING included (live PENDING picks: pro tier or higher)",

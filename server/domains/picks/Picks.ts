@@ -4,15 +4,17 @@
  * serves the read views. Every write is idempotent on the record and the pick (unique keys, `ON CONFLICT`), so a
  * redelivered message or a second process changes nothing; the rules themselves are the pure functions of Rules.ts.
  */
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
 import { PicksConfig } from "./Config"
 import { recordKey, type RecordRow, PicksRepo } from "./Repo"
 import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
-import type { ExitRec, PickRec } from "./Views"
+import { type ExitRec, type PickRec, pickRow } from "./Views"
 
 const TOKEN_REFRESH_MS = 60_000
+/** Graded picks read per query while streaming the full list. */
+export const GRADED_BATCH = 1000
 
 export interface Snapshot {
   readonly picks: ReadonlyArray<PickRec>
@@ -241,6 +243,26 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           eth: repo.ethCloses(from, to + HORIZON_MS),
           demo: repo.anyDemo
         }),
+      /**
+       * Every graded pick as the JSON document `{"picks":[row, …]}` in chunks, one batch of GRADED_BATCH rows per
+       * query (keyset on flagged_at, id): memory stays one batch whatever the count. Read live, not from the snapshot;
+       * a pick graded while the stream runs appears if its place in the order is still ahead.
+       */
+      gradedJson: (batch: number = GRADED_BATCH): Stream.Stream<string> => {
+        type Cursor = { ts: number; id: number } | null
+        const batches = Stream.unfoldEffect({ ts: 0, id: 0 } as Cursor, (cursor) =>
+          cursor === null
+            ? Effect.succeed(Option.none())
+            : repo.gradedAfter(cursor, batch).pipe(Effect.map((rows) => {
+              const last = rows[rows.length - 1]
+              if (last === undefined) return Option.none()
+              const text = rows.map((r) => JSON.stringify(pickRow(r.pick, r.exits))).join(",")
+              const next: Cursor = rows.length < batch ? null : { ts: last.pick.flaggedAt, id: last.pick.id }
+              return Option.some([text, next] as const)
+            })))
+        const rows = batches.pipe(Stream.zipWithIndex, Stream.map(([text, i]) => (i === 0 ? text : `,${text}`)))
+        return Stream.concat(Stream.concat(Stream.succeed('{"picks":['), rows), Stream.succeed("]}"))
+      },
       /**
        * The open (PENDING) pick of each of `tokens` (addresses, any case), keyed by lower-case address; tokens without
        * one are absent. Read live (not from the snapshot): a pick flagged a second ago is there.

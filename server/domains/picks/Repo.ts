@@ -252,6 +252,13 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
 
       allPicks: sql<PickDbRow>`SELECT ${sql.literal(PICK_COLUMNS)} FROM picks ORDER BY flagged_at, id`.pipe(Effect.map((r) => r.map(toPick)), Effect.orDie),
 
+      /** Graded picks after `(flagged_at, id)` in that order, with their dated exits counted (one batch of the streamed list). */
+      gradedAfter: (after: { ts: number; id: number }, limit: number) =>
+        sql<PickDbRow & { exits: number }>`SELECT ${sql.literal(PICK_COLUMNS)},
+            (SELECT count(*)::int FROM pick_exits e WHERE e.pick_id = p.id) AS exits
+          FROM picks p WHERE status = 'GRADED' AND (flagged_at, id) > (${d(after.ts)}, ${after.id})
+          ORDER BY flagged_at, id LIMIT ${limit}`.pipe(Effect.map((r) => r.map((x) => ({ pick: toPick(x), exits: x.exits }))), Effect.orDie),
+
       allExits: sql<{ pick_id: number; wallet: string; ts: Date; day_offset: number; hours: number; price: number | null; move: number | null; route: ExitRec["route"] }>`
         SELECT pick_id, wallet, ts, day_offset, hours, price, move, route FROM pick_exits ORDER BY pick_id, ts, wallet`.pipe(
         Effect.map((rows) => rows.map((r): ExitRec => ({
