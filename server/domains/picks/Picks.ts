@@ -10,9 +10,12 @@ import { Bus } from "../../platform/infra/Bus"
 import { PicksConfig } from "./Config"
 import { recordKey, type RecordRow, PicksRepo } from "./Repo"
 import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
-import { type ExitRec, type PickRec, pickRow } from "./Views"
+import type { Recent, Summary } from "../../../schema/http/picks"
+import { type ExitRec, type PickRec, pickRow, summary as summaryView } from "./Views"
 
 const TOKEN_REFRESH_MS = 60_000
+/** The most picks `recent` answers. */
+export const RECENT_LIMIT = 50
 /** Graded picks read per query while streaming the full list. */
 export const GRADED_BATCH = 1000
 
@@ -219,6 +222,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       return { picks, exits, exitCounts, demo: picks.some((p) => p.demo === true) } satisfies Snapshot
     })
     const [cachedSnapshot, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, Duration.millis(settings.cacheMs))
+    const snapshot = settings.cacheMs > 0 ? cachedSnapshot : load
 
     return {
       settings,
@@ -231,7 +235,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       }),
       publishPending,
       rebuild,
-      snapshot: settings.cacheMs > 0 ? cachedSnapshot : load,
+      snapshot,
       invalidate,
       /** The backtest's inputs: graded picks flagged in `[from, to)` (at most `limit`) and the ETH closes around them. */
       backtestInputs: (from: number, to: number, limit: number) =>
@@ -243,6 +247,26 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           eth: repo.ethCloses(from, to + HORIZON_MS),
           demo: repo.anyDemo
         }),
+      /** The headline counts and rates (`GET /api/picks2/summary`, MCP `picks_summary`), from the snapshot. */
+      summary: Effect.fn("Picks.summary")(function* () {
+        const snap = yield* snapshot
+        return summaryView(snap.picks, snap.exits, { minWhales: rules.minWhales, windowHours: rules.windowMs / 3_600_000, minN: settings.minN }, snap.demo) satisfies Summary
+      }),
+      /**
+       * The `limit` (≤ RECENT_LIMIT) most recently flagged picks, newest first, PENDING included. `live` callers (pro
+       * tier and above) see PENDING picks at once; others only PICKS_FREE_DELAY_HOURS after the flag, and learn how
+       * many were withheld.
+       */
+      recent: Effect.fn("Picks.recent")(function* (live: boolean, limit: number = RECENT_LIMIT) {
+        const snap = yield* snapshot
+        const now = yield* Clock.currentTimeMillis
+        const exitsOf = (p: PickRec) => snap.exitCounts.get(p.id) ?? 0
+        const recent = snap.picks.filter((p) => p.status !== "VOID").slice(-Math.min(limit, RECENT_LIMIT)).reverse()
+        const shown = recent.filter((p) => live || p.status !== "PENDING" || now - p.flaggedAt >= settings.freeDelayMs)
+        return {
+          picks: shown.map((p) => pickRow(p, exitsOf(p))), delay_hours: live ? 0 : settings.freeDelayMs / 3_600_000, withheld: recent.length - shown.length
+        } satisfies Recent
+      }),
       /**
        * Every graded pick as the JSON document `{"picks":[row, …]}` in chunks, one batch of GRADED_BATCH rows per
        * query (keyset on flagged_at, id): memory stays one batch whatever the count. Read live, not from the snapshot;
