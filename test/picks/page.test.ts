@@ -80,6 +80,12 @@ afterAll(async () => {
   await app?.close()
 })
 
+/** With PAGE_SHOTS=1: each card of the page as its own screenshot (readable at phone width), for a look. */
+const cardShots = async (page: Page, name: string) => {
+  if (process.env.PAGE_SHOTS !== "1") return
+  const cards = page.locator("section.card")
+  for (let i = 0; i < (await cards.count()); i++) await cards.nth(i).screenshot({ path: `test-artifacts/console/${name}-card${i}.png` })
+}
 const noOverflow = async (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)
 const text = (page: Page, selector: string) => page.locator(selector).innerText()
 const card = (page: Page, title: string) => page.locator(`section.card[aria-label="${title}"]`)
@@ -108,6 +114,7 @@ const checkPicks = async (page: Page, name: string) => {
   const runners = await card(page, "Top runners").locator("tbody tr").count()
   expect(runners).toBe(10)
   await screenshot(page, name)
+  await cardShots(page, name)
   expect(await noOverflow(page)).toBe(true)
   return card(page, "Recent picks").innerText()
 }
@@ -152,6 +159,7 @@ describe("backtest page", () => {
       // Flagged in the 90 days ending 7 days ago: picks 17..59.
       expect(await sample.innerText()).toMatch(/Picks\s+43/)
       await screenshot(page, `backtest-anon-${width}`)
+      await cardShots(page, `backtest-anon-${width}`)
       expect(await noOverflow(page)).toBe(true)
       expect(errors).toEqual([])
       await page.close()
@@ -184,8 +192,10 @@ describe("backtest page", () => {
     await page.locator(".bt-form [role=alert]").waitFor()
     expect(await text(page, ".bt-form [role=alert]")).toContain("must not be before")
     await screenshot(page, "backtest-alpha-1280")
+    await cardShots(page, "backtest-alpha-1280")
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "backtest-alpha-390")
+    await cardShots(page, "backtest-alpha-390")
     expect(await noOverflow(page)).toBe(true)
 
     await page.goto(`${app.url}/picks`)

@@ -118,21 +118,21 @@ export const PicksPage: Component = () => {
           <Show when={(s.recent?.withheld ?? 0) > 0}>
             <p class="notice small" role="note">{s.recent!.withheld} pick{s.recent!.withheld === 1 ? "" : "s"} flagged in the last {s.recent!.delay_hours} h {s.recent!.withheld === 1 ? "is" : "are"} withheld. <Link href="/billing">Pro tier</Link> shows pending picks as they are flagged.</p>
           </Show>
-          <div class="table-wrap">
+          <div class="table-wrap pk-scroll">
             <table class="table pk-table">
-              <thead><tr><th>Token</th><th>Flagged</th><th>Status</th><th class="num">Whales</th><th class="num">Conviction</th><th class="num">Entry</th><th class="num">Highest</th><th class="num">7-day close</th><th class="num">Exits</th></tr></thead>
+              <thead><tr><th>Token</th><th>Status</th><th class="num">Highest</th><th class="num">7-day close</th><th>Flagged</th><th class="num">Whales</th><th class="num">Conviction</th><th class="num">Entry</th><th class="num">Exits</th></tr></thead>
               <tbody>
                 <For each={s.recent?.picks ?? []} fallback={<tr><td colSpan={9} class="empty">{s.recent ? "No pick yet." : "Loading…"}</td></tr>}>
                   {(p) => (
                     <tr classList={{ "pk-selected": s.selected.id === p.id }}>
                       <td><Link href={`/tokens/${p.token}`} class="strong">{p.symbol}</Link></td>
-                      <td title={when(p.flagged_at)}>{ago(p.flagged_at, shell.now)}</td>
                       <td><Status status={p.status} /></td>
+                      <td class={`num ${(p.peak_return ?? 0) > 0 ? "pos" : ""}`}>{ret(p.peak_return)}</td>
+                      <td class={`num ${p.close_return === null ? "muted" : p.close_return >= 0 ? "pos" : "neg"}`}>{p.status === "PENDING" ? "pending" : ret(p.close_return)}</td>
+                      <td title={when(p.flagged_at)}>{ago(p.flagged_at, shell.now)}</td>
                       <td class="num">{p.whales}</td>
                       <td class="num">{Math.round(p.conviction)}</td>
                       <td class="num">{price(p.entry_price)}</td>
-                      <td class={`num ${(p.peak_return ?? 0) > 0 ? "pos" : ""}`}>{ret(p.peak_return)}</td>
-                      <td class={`num ${p.close_return === null ? "muted" : p.close_return >= 0 ? "pos" : "neg"}`}>{p.status === "PENDING" ? "pending" : ret(p.close_return)}</td>
                       <td class="num">
                         <Show when={p.exits > 0} fallback={<span class="muted">0</span>}>
                           <button class="link" aria-label={`Exit timing of ${p.symbol} pick ${p.id}`} onClick={() => void picks.select(p.id)}>{p.exits}</button>
@@ -167,16 +167,16 @@ export const PicksPage: Component = () => {
                 </p>
                 <div class="table-wrap">
                   <table class="table">
-                    <thead><tr><th>Whale</th><th>When</th><th class="num">After</th><th class="num">Move vs entry</th><th>Route</th></tr></thead>
+                    <thead><tr><th>Whale</th><th class="num">After</th><th class="num">Move vs entry</th><th>Route</th><th>When</th></tr></thead>
                     <tbody>
                       <For each={t().exits}>
                         {(x) => (
                           <tr>
                             <td class="mono">{x.wallet}</td>
-                            <td>{when(x.at)}</td>
                             <td class="num">day {x.day_offset} · {hours(x.hours)}</td>
                             <td class={`num ${x.move === null ? "muted" : x.move >= 0 ? "pos" : "neg"}`}>{x.move === null ? "unpriced" : ret(x.move, 1)}</td>
                             <td>{x.route === "dex_sell" ? "DEX sell" : "exchange deposit"}</td>
+                            <td>{when(x.at)}</td>
                           </tr>
                         )}
                       </For>
@@ -191,18 +191,18 @@ export const PicksPage: Component = () => {
         <Card title="Top runners" class="span-2" aside={<span class="muted small">highest readings between +10 % and +300 %</span>}>
           <div class="table-wrap">
             <table class="table pk-table">
-              <thead><tr><th>Token</th><th>Flagged</th><th class="num">Whales</th><th class="num">Conviction</th><th class="num">Highest</th><th class="num">7-day close</th><th class="num">Max adverse</th><th>Whales exited</th></tr></thead>
+              <thead><tr><th>Token</th><th class="num">Highest</th><th class="num">7-day close</th><th class="num">Max adverse</th><th>Flagged</th><th class="num">Whales</th><th class="num">Conviction</th><th>Whales exited</th></tr></thead>
               <tbody>
                 <For each={s.runners ?? []} fallback={<tr><td colSpan={8} class="empty">{s.runners ? "No runner yet." : "Loading…"}</td></tr>}>
                   {(p) => (
                     <tr>
                       <td><Link href={`/tokens/${p.token}`} class="strong">{p.symbol}</Link></td>
-                      <td>{day(p.flagged_at)}</td>
-                      <td class="num">{p.whales}</td>
-                      <td class="num">{Math.round(p.conviction)}</td>
                       <td class="num pos">{ret(p.peak_return)}</td>
                       <td class={`num ${(p.close_return ?? 0) >= 0 ? "pos" : "neg"}`}>{ret(p.close_return)}</td>
                       <td class="num neg">{ret(p.max_adverse)}</td>
+                      <td>{day(p.flagged_at)}</td>
+                      <td class="num">{p.whales}</td>
+                      <td class="num">{Math.round(p.conviction)}</td>
                       <td>{p.exited_before_close === true ? "before the close" : p.exits > 0 ? "after the close" : "—"}</td>
                     </tr>
                   )}
