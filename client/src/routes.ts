@@ -5,12 +5,14 @@
  */
 import type { Component } from "solid-js"
 import type { ConsolePath } from "../../schema/http/console"
+import { BacktestPage } from "./features/backtest/Page"
 import { BillingPage } from "./features/billing/Page"
 import { EchoPage } from "./features/echo/Page"
 import { FeedPage } from "./features/feed/Page"
 import { Login } from "./features/account/Login"
 import { Ops } from "./features/ops/Page"
 import { Overview } from "./features/overview/Page"
+import { PicksPage } from "./features/picks/Page"
 import { PlaybookPage } from "./features/playbook/Page"
 import { Register } from "./features/account/Register"
 import { Sentiment } from "./features/sentiment/Page"
@@ -33,6 +35,8 @@ export const ROUTES: ReadonlyArray<Page> = [
   { path: "/tokens", title: "Top tokens", component: Tokens },
   { path: "/tokens/{token}", title: "Token", component: TokenDetailPage },
   { path: "/playbook", title: "Event playbook", component: PlaybookPage },
+  { path: "/picks", title: "Whale picks", component: PicksPage },
+  { path: "/backtest", title: "Backtest", component: BacktestPage },
   { path: "/login", title: "Sign in", component: Login },
   { path: "/register", title: "Create account", component: Register },
   { path: "/ops", title: "Operations", component: Ops },
@@ -48,6 +52,8 @@ export const NAV: ReadonlyArray<{ readonly href: ConsolePath; readonly label: st
   { href: "/feed", label: "Live feed" },
   { href: "/sentiment", label: "Sentiment" },
   { href: "/tokens", label: "Top tokens" },
+  { href: "/picks", label: "Picks" },
+  { href: "/backtest", label: "Backtest" },
   { href: "/alerts", label: "Alerts" },
   { href: "/billing", label: "Billing" },
   { href: "/echo", label: "Echo" },

@@ -27,7 +27,11 @@ export const CONSOLE_PATHS = [
   "/tokens/{token}",
   "/login",
   "/register",
-  "/ops"
+  "/ops",
+  // Public pages: the picks page for everyone; the backtest page explains its tier (alpha+) itself and shows the
+  // public sample, so the server does not gate it (POST /api/backtest/run does).
+  "/picks",
+  "/backtest"
 ] as const
 /**
  * Console pages the server gates itself before serving the shell (spec §4.5), each with its own route: Echo and the

@@ -27,7 +27,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-const PAGES = ["/", "/feed", "/sentiment", "/tokens", "/login", "/register", "/auth/verify-email?token=not-a-token", "/auth/magic-login?token=x", "/email/unsubscribe?token=x"]
+const PAGES = ["/", "/feed", "/sentiment", "/tokens", "/picks", "/backtest", "/login", "/register", "/auth/verify-email?token=not-a-token", "/auth/magic-login?token=x", "/email/unsubscribe?token=x"]
 
 it("sends the policy on every HTML answer and nothing on JSON", async () => {
   for (const path of PAGES) {

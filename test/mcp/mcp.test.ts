@@ -14,7 +14,7 @@ let client: Client
 let transport: StreamableHTTPClientTransport
 
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN, ANALYTICS_CACHE_SECONDS: "1", ANALYTICS_MAX_STALE_SECONDS: "1" } })
+  app = await startApp({ env: { ...QUIET_CHAIN, ANALYTICS_CACHE_SECONDS: "1", ANALYTICS_MAX_STALE_SECONDS: "1", PICKS_CACHE_SECONDS: "0", PICKS_MIN_N: "1" } })
   await trackTestWallets(app)
   await insertTx(app, windowDataset(Date.now()))
   // Read models computed before the rows existed (the console-snapshots actor reads some at start) expire first.
@@ -36,14 +36,18 @@ const rpc = (body: unknown, headers: Record<string, string> = {}) =>
   })
 
 describe("MCP with the official client", () => {
-  it("initializes a session and lists the eight tools with input and output schemas", async () => {
+  it("initializes a session and lists the ten tools with input and output schemas", async () => {
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     expect(client.getServerVersion()).toMatchObject({ name: "whale-intelligence" })
     expect(client.getServerCapabilities()).toMatchObject({ tools: {} })
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(["playbook_event", "playbook_events", "site_stats", "token_flows", "top_tokens", "wallet_search", "whale_accumulation", "whale_index"])
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "picks_summary", "playbook_event", "playbook_events", "recent_picks", "site_stats", "token_flows", "top_tokens", "wallet_search",
+      "whale_accumulation", "whale_index"
+    ])
     const top = tools.find((t) => t.name === "top_tokens")!
     expect(top.inputSchema).toMatchObject({ type: "object", properties: { timeframe: { enum: ["1H", "24H", "7D"] }, limit: { type: "integer", maximum: 50 } } })
+    expect(tools.find((t) => t.name === "recent_picks")!.inputSchema).toMatchObject({ type: "object", properties: { limit: { type: "integer", minimum: 1, maximum: 50, default: 20 } } })
     for (const t of tools) expect(t.outputSchema).toMatchObject({ type: "object" })
   })
 
@@ -78,6 +82,43 @@ describe("MCP with the official client", () => {
       // 7 days: PEPE +5000, ETH −400 (LINK −200 is 8 days old).
       wallets: [expect.objectContaining({ address: W.W2, label: "Beta Fund", cohort: "large", net_flow_7d_usd: 4600, trades_7d: 2 })]
     })
+  })
+
+  it("answers picks_summary and recent_picks from the picks service, withholding fresh PENDING picks as for anonymous callers", async () => {
+    const HOUR = 3_600_000
+    const now = Date.now()
+    const pick = (symbol: string, flaggedAgoHours: number, status: string, close: number | null, peak: number | null) =>
+      app.query(`INSERT INTO picks (token, symbol, flagged_at, flag_record, entry_price, whales, flaggers, conviction, inputs, status,
+          close_return, peak_return, graded_at)
+        VALUES ($1, $2, $3, $4, 2, 3, ARRAY['0xa', '0xb', '0xc'], 61, '{}'::jsonb, $5, $6, $7, $8)`, [
+        `0x${symbol.toLowerCase().padEnd(40, "0")}`, symbol, new Date(now - flaggedAgoHours * HOUR).toISOString(), `r:${symbol}`, status, close, peak,
+        status === "GRADED" ? new Date(now - (flaggedAgoHours - 168) * HOUR).toISOString() : null
+      ])
+    await pick("AAA", 400, "GRADED", 0.2, 0.5)
+    await pick("BBB", 300, "GRADED", -0.1, 0.05)
+    await pick("CCC", 30, "PENDING", null, 0.1)
+    await pick("DDD", 2, "PENDING", null, null)
+
+    const summary = await client.callTool({ name: "picks_summary", arguments: {} })
+    expect(summary.isError).toBe(false)
+    expect(summary.structuredContent).toMatchObject({
+      counts: { total: 4, graded: 2, pending: 2, tokens: 4 },
+      close: { positive: { hits: 1, n: 2, value: 0.5 } },
+      runners: { gte_10: { hits: 1, n: 2 } }
+    })
+    expect(JSON.parse((summary.content as Array<{ text: string }>)[0]!.text)).toEqual(summary.structuredContent)
+
+    const recent = await client.callTool({ name: "recent_picks", arguments: {} })
+    const r = recent.structuredContent as { picks: Array<{ symbol: string; status: string; conviction: number }>; withheld: number; delay_hours: number }
+    expect(r.picks.map((p) => [p.symbol, p.status])).toEqual([["CCC", "PENDING"], ["BBB", "GRADED"], ["AAA", "GRADED"]])
+    expect(r).toMatchObject({ withheld: 1, delay_hours: 24 })
+    const two = await client.callTool({ name: "recent_picks", arguments: { limit: 2 } })
+    // The two most recent picks (DDD withheld): one shown.
+    expect((two.structuredContent as { picks: Array<{ symbol: string }>; withheld: number })).toMatchObject({ picks: [{ symbol: "CCC" }], withheld: 1 })
+    for (const limit of [0, 51, 2.5, "3"]) {
+      await expect(client.callTool({ name: "recent_picks", arguments: { limit } })).rejects.toMatchObject({ code: -32602 })
+    }
+    await expect(client.callTool({ name: "picks_summary", arguments: { extra: 1 } })).rejects.toMatchObject({ code: -32602 })
   })
 
   it("answers bad calls with JSON-RPC errors", async () => {

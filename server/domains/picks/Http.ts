@@ -3,7 +3,7 @@
  * Tiers: everything graded is public (anyone, no account); `recent` shows PENDING picks younger than
  * PICKS_FREE_DELAY_HOURS to pro tier and above only (others see how many were withheld, and see them after the delay).
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import {
   Bands, Behaviour, Distributions, ExitTiming, ExitTimingIndexQuery, LedgerEntries, LedgerEntriesQuery, LedgerSummary, PickIdParams,
   PicksList, Recent, Summary, SymbolParams, TokenPicks, Tokens, TokensQuery, TopRunnersQuery, Wallets, WalletsQuery
@@ -23,8 +23,6 @@ const LEDGER_VERIFY = "Fetch every entry from /api/picks2/ledger/entries (after_
   "the payload (canonical JSON, keys sorted) names the same seq, at, kind and pick_id; at never decreases. Compare each day's root with a copy " +
   "you kept: a deleted, edited or back-dated pick changes every later hash, so an old root would no longer match."
 
-const RECENT_LIMIT = 50
-
 export const PicksRoutes = Effect.gen(function* () {
   const picks = yield* Picks
   const guards = yield* AuthGuards
@@ -37,7 +35,7 @@ export const PicksRoutes = Effect.gen(function* () {
     route({
       method: "GET", path: "/api/picks2/summary", summary: "Headline counts, runner distribution, peak versus close, follow-through (rates with n and 95 % intervals)",
       tags, guard: Guard.anon, response: Summary,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.summary(snap.picks, snap.exits, view, snap.demo)))
+      handler: () => picks.summary()
     }),
     route({
       method: "GET", path: "/api/picks2/distributions", summary: "Histograms of highest reading and 7-day close, median return per day 1–7, monthly series",
@@ -64,25 +62,13 @@ export const PicksRoutes = Effect.gen(function* () {
     }),
     route({
       method: "GET", path: "/api/picks2/picks", summary: "Every graded pick, one row each (no server-side cap)", tags, guard: Guard.anon, response: PicksList,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => {
-        // Written row by row into one body: no cap, no intermediate array of row objects.
-        const toRow = row(snap)
-        const parts: Array<string> = []
-        for (const p of snap.picks) if (p.status === "GRADED") parts.push(JSON.stringify(toRow(p)))
-        return Reply.rawJson(`{"picks":[${parts.join(",")}]}`)
-      }))
+      // Streamed (chunked), a batch of rows per query: no cap, and no body held whole in memory.
+      handler: () => Effect.succeed(Reply.jsonStream(picks.gradedJson()))
     }),
     route({
       method: "GET", path: "/api/picks2/recent", summary: "Recently flagged picks, PENDING included (live PENDING picks: pro tier or higher)",
       tags, guard: guards.optionalUser, response: Recent,
-      handler: ({ auth }) => Effect.gen(function* () {
-        const snap = yield* picks.snapshot
-        const now = yield* Clock.currentTimeMillis
-        const live = auth !== null && tierAtLeast(auth.tier, "pro")
-        const recent = snap.picks.filter((p) => p.status !== "VOID").slice(-RECENT_LIMIT).reverse()
-        const shown = recent.filter((p) => live || p.status !== "PENDING" || now - p.flaggedAt >= s.freeDelayMs)
-        return { picks: shown.map(row(snap)), delay_hours: live ? 0 : s.freeDelayMs / 3_600_000, withheld: recent.length - shown.length }
-      })
+      handler: ({ auth }) => picks.recent(auth !== null && tierAtLeast(auth.tier, "pro"))
     }),
     route({
       method: "GET", path: "/api/picks2/behaviour", summary: "What tracked whales did after a pick: hold time, exit move, route", tags, guard: Guard.anon, response: Behaviour,

@@ -4,21 +4,41 @@
  * serves the read views. Every write is idempotent on the record and the pick (unique keys, `ON CONFLICT`), so a
  * redelivered message or a second process changes nothing; the rules themselves are the pure functions of Rules.ts.
  */
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
 import { PicksConfig } from "./Config"
 import { recordKey, type RecordRow, PicksRepo } from "./Repo"
 import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
-import type { ExitRec, PickRec } from "./Views"
+import type { Recent, Summary } from "../../../schema/http/picks"
+import { type ExitRec, type PickRec, pickRow, summary as summaryView } from "./Views"
 
 const TOKEN_REFRESH_MS = 60_000
+/** The most picks `recent` answers. */
+export const RECENT_LIMIT = 50
+/** Graded picks read per query while streaming the full list. */
+export const GRADED_BATCH = 1000
 
 export interface Snapshot {
   readonly picks: ReadonlyArray<PickRec>
   readonly exits: ReadonlyArray<ExitRec>
   readonly exitCounts: ReadonlyMap<number, number>
   readonly demo: boolean
+}
+
+/** A token's open (PENDING) pick, as other domains see it (the watchlist shows it beside the token). */
+export interface OpenPick {
+  readonly id: number
+  readonly token: string
+  readonly symbol: string
+  /** ISO 8601 UTC. */
+  readonly flagged_at: string
+  readonly entry_price: number | null
+  readonly conviction: number
+  /** How many addresses flagged it. */
+  readonly whales: number
+  /** The flagging addresses (lower-case, full: the caller decides how to show them). */
+  readonly flaggers: ReadonlyArray<string>
 }
 
 export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
@@ -202,6 +222,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       return { picks, exits, exitCounts, demo: picks.some((p) => p.demo === true) } satisfies Snapshot
     })
     const [cachedSnapshot, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, Duration.millis(settings.cacheMs))
+    const snapshot = settings.cacheMs > 0 ? cachedSnapshot : load
 
     return {
       settings,
@@ -214,7 +235,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       }),
       publishPending,
       rebuild,
-      snapshot: settings.cacheMs > 0 ? cachedSnapshot : load,
+      snapshot,
       invalidate,
       /** The backtest's inputs: graded picks flagged in `[from, to)` (at most `limit`) and the ETH closes around them. */
       backtestInputs: (from: number, to: number, limit: number) =>
@@ -226,6 +247,58 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           eth: repo.ethCloses(from, to + HORIZON_MS),
           demo: repo.anyDemo
         }),
+      /** The headline counts and rates (`GET /api/picks2/summary`, MCP `picks_summary`), from the snapshot. */
+      summary: Effect.fn("Picks.summary")(function* () {
+        const snap = yield* snapshot
+        return summaryView(snap.picks, snap.exits, { minWhales: rules.minWhales, windowHours: rules.windowMs / 3_600_000, minN: settings.minN }, snap.demo) satisfies Summary
+      }),
+      /**
+       * The `limit` (≤ RECENT_LIMIT) most recently flagged picks, newest first, PENDING included. `live` callers (pro
+       * tier and above) see PENDING picks at once; others only PICKS_FREE_DELAY_HOURS after the flag, and learn how
+       * many were withheld.
+       */
+      recent: Effect.fn("Picks.recent")(function* (live: boolean, limit: number = RECENT_LIMIT) {
+        const snap = yield* snapshot
+        const now = yield* Clock.currentTimeMillis
+        const exitsOf = (p: PickRec) => snap.exitCounts.get(p.id) ?? 0
+        const recent = snap.picks.filter((p) => p.status !== "VOID").slice(-Math.min(limit, RECENT_LIMIT)).reverse()
+        const shown = recent.filter((p) => live || p.status !== "PENDING" || now - p.flaggedAt >= settings.freeDelayMs)
+        return {
+          picks: shown.map((p) => pickRow(p, exitsOf(p))), delay_hours: live ? 0 : settings.freeDelayMs / 3_600_000, withheld: recent.length - shown.length
+        } satisfies Recent
+      }),
+      /**
+       * Every graded pick as the JSON document `{"picks":[row, …]}` in chunks, one batch of GRADED_BATCH rows per
+       * query (keyset on flagged_at, id): memory stays one batch whatever the count. Read live, not from the snapshot;
+       * a pick graded while the stream runs appears if its place in the order is still ahead.
+       */
+      gradedJson: (batch: number = GRADED_BATCH): Stream.Stream<string> => {
+        type Cursor = { ts: number; id: number } | null
+        const batches = Stream.unfoldEffect({ ts: 0, id: 0 } as Cursor, (cursor) =>
+          cursor === null
+            ? Effect.succeed(Option.none())
+            : repo.gradedAfter(cursor, batch).pipe(Effect.map((rows) => {
+              const last = rows[rows.length - 1]
+              if (last === undefined) return Option.none()
+              const text = rows.map((r) => JSON.stringify(pickRow(r.pick, r.exits))).join(",")
+              const next: Cursor = rows.length < batch ? null : { ts: last.pick.flaggedAt, id: last.pick.id }
+              return Option.some([text, next] as const)
+            })))
+        const rows = batches.pipe(Stream.zipWithIndex, Stream.map(([text, i]) => (i === 0 ? text : `,${text}`)))
+        return Stream.concat(Stream.concat(Stream.succeed('{"picks":['), rows), Stream.succeed("]}"))
+      },
+      /**
+       * The open (PENDING) pick of each of `tokens` (addresses, any case), keyed by lower-case address; tokens without
+       * one are absent. Read live (not from the snapshot): a pick flagged a second ago is there.
+       */
+      openPicksFor: Effect.fn("Picks.openPicksFor")(function* (tokens: ReadonlyArray<string>) {
+        const wanted = [...new Set(tokens.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0))]
+        const rows = yield* repo.openPicks(wanted)
+        return new Map(rows.map((r): [string, OpenPick] => [r.token, {
+          id: Number(r.id), token: r.token, symbol: r.symbol, flagged_at: r.flagged_at.toISOString(), entry_price: r.entry_price,
+          conviction: r.conviction, whales: r.whales, flaggers: r.flaggers
+        }])) as ReadonlyMap<string, OpenPick>
+      }),
       ledgerSummary: Effect.all({ head: repo.ledgerHead, days: repo.ledgerDays }),
       ledgerEntries: repo.ledgerEntries,
       trackedWallets: repo.trackedWallets

@@ -117,6 +117,14 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
       hasOpenPick: (token: string) =>
         sql<{ id: number }>`SELECT id FROM picks WHERE token = ${token} AND status = 'PENDING'`.pipe(Effect.map((r) => r.length > 0), Effect.orDie),
 
+      /** The open (PENDING) pick of each of `tokens` (lower-case addresses); at most one per token (a unique index). */
+      openPicks: (tokens: ReadonlyArray<string>) =>
+        tokens.length === 0
+          ? Effect.succeed([])
+          : sql<{ id: number; token: string; symbol: string; flagged_at: Date; entry_price: number | null; conviction: number; whales: number; flaggers: Array<string> }>`
+            SELECT id, token, symbol, flagged_at, entry_price, conviction, whales, flaggers FROM picks
+            WHERE status = 'PENDING' AND token = ANY (${textArray(tokens)}::text[]) ORDER BY id`.pipe(Effect.orDie),
+
       /** Graded picks known at `at` (flag + 7 d ≤ at) flagged by any of `wallets`. */
       gradedHistory: (wallets: ReadonlyArray<string>, at: number, horizonMs: number) =>
         sql<{ flaggers: Array<string>; flagged_at: Date; close_return: number }>`
@@ -243,6 +251,13 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
           ORDER BY day`.pipe(Effect.map((rows) => rows.map((r) => ({ ts: r.close_ts.getTime(), price: r.close }))), Effect.orDie),
 
       allPicks: sql<PickDbRow>`SELECT ${sql.literal(PICK_COLUMNS)} FROM picks ORDER BY flagged_at, id`.pipe(Effect.map((r) => r.map(toPick)), Effect.orDie),
+
+      /** Graded picks after `(flagged_at, id)` in that order, with their dated exits counted (one batch of the streamed list). */
+      gradedAfter: (after: { ts: number; id: number }, limit: number) =>
+        sql<PickDbRow & { exits: number }>`SELECT ${sql.literal(PICK_COLUMNS)},
+            (SELECT count(*)::int FROM pick_exits e WHERE e.pick_id = p.id) AS exits
+          FROM picks p WHERE status = 'GRADED' AND (flagged_at, id) > (${d(after.ts)}, ${after.id})
+          ORDER BY flagged_at, id LIMIT ${limit}`.pipe(Effect.map((r) => r.map((x) => ({ pick: toPick(x), exits: x.exits }))), Effect.orDie),
 
       allExits: sql<{ pick_id: number; wallet: string; ts: Date; day_offset: number; hours: number; price: number | null; move: number | null; route: ExitRec["route"] }>`
         SELECT pick_id, wallet, ts, day_offset, hours, price, move, route FROM pick_exits ORDER BY pick_id, ts, wallet`.pipe(

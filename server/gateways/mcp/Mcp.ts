@@ -28,7 +28,7 @@ export interface McpAnswer {
 
 const SERVER_INFO = { name: "whale-intelligence", title: "Whale Intelligence", version: "0.1.0" }
 const INSTRUCTIONS = "Observational on-chain analytics of large Ethereum holders (whales): sentiment index, top tokens, flows, " +
-  "accumulation and wallet search. Data licensed CC-BY-4.0; not financial advice."
+  "accumulation, wallet search, the event playbook and graded whale picks. Data licensed CC-BY-4.0; not financial advice."
 const sessionKey = (id: string) => `mcp:session:${id}`
 
 export class Mcp extends Effect.Service<Mcp>()("app/Mcp", {

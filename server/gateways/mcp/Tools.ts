@@ -6,8 +6,10 @@ import { Effect } from "effect"
 import { z } from "zod"
 import { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
 import { FlowsData, WalletSearchData } from "../../../schema/http/dataapi"
+import { Recent, Summary } from "../../../schema/http/picks"
 import { Analytics } from "../../domains/analytics/Analytics"
 import { cached, ReadModels, type Cached } from "../../domains/analytics/ReadModels"
+import { Picks, RECENT_LIMIT } from "../../domains/picks/Picks"
 import { makePlaybookTools } from "../../domains/playbook/Mcp"
 
 export interface Tool {
@@ -41,6 +43,7 @@ const timeframe = Timeframe.default("24H").describe("Window: 1H, 24H (default) o
 export const makeTools = Effect.gen(function* () {
   const models = yield* ReadModels
   const analytics = yield* Analytics
+  const picks = yield* Picks
   const tools: ReadonlyArray<Tool> = [
     {
       name: "whale_index", title: "Whale Sentiment Index",
@@ -81,6 +84,27 @@ export const makeTools = Effect.gen(function* () {
       output: WalletSearchData,
       run: (a: { query: string; limit: number }) =>
         analytics.searchWallets(a.query, a.limit).pipe(Effect.map((wallets) => cached({ wallets })))
+    },
+    {
+      name: "picks_summary", title: "Whale picks: graded outcomes",
+      description:
+        "Tokens flagged when several tracked whales became net DEX buyers within a window (a pick), graded on the 7-day close " +
+        "(close 7 × 24 h after the flag / entry − 1; returns are fractions, 0.25 = +25 %): counts (pending, graded, unpriced), " +
+        "runner rates (highest reading ≥ +10/25/50/100 %), share closing up, median close and highest reading, and what " +
+        "happened when the flagging whales had exited before the close. Every rate has its n and a 95 % interval, and is null " +
+        "(insufficient) below the minimum n. Observational, not advice.",
+      input: NoArgs, output: Summary,
+      run: () => picks.summary().pipe(Effect.map(cached))
+    },
+    {
+      name: "recent_picks", title: "Recent whale picks",
+      description:
+        "The most recently flagged picks, newest first: symbol, flag time, number of flagging whales, conviction (0-100, fixed " +
+        "at the flag), entry price, status (PENDING until 7 days after the flag, then GRADED or UNPRICED), highest reading so " +
+        "far, 7-day close when graded, and dated whale exits so far. As for anonymous API callers, PENDING picks younger than " +
+        "`delay_hours` are withheld (`withheld` says how many).",
+      input: z.object({ limit: limit(RECENT_LIMIT, 20) }).strict(), output: Recent,
+      run: (a: { limit: number }) => picks.recent(false, a.limit).pipe(Effect.map(cached))
     },
     ...(yield* makePlaybookTools)
   ]

@@ -1,4 +1,5 @@
 /** What a handler may return besides a plain JSON value: a reply with its own status, headers and body. */
+import type { Stream } from "effect"
 
 export type Header = readonly [name: string, value: string]
 
@@ -97,6 +98,33 @@ export class Reply {
 
   static empty(status = 204, headers: ReadonlyArray<Header> = []): Reply {
     return new Reply(status, headers, "")
+  }
+
+  /**
+   * A body written as it is produced (`Transfer-Encoding: chunked`): each chunk of `chunks` is written when the
+   * previous one has left (backpressure: the next is pulled only once uWS's buffer drained), so an answer of any size
+   * never sits in memory whole. The status and headers go out before the first chunk: a failure after that closes the
+   * connection (the client sees a truncated body, never a complete-looking wrong one). A client that goes away
+   * interrupts the stream.
+   */
+  static stream(chunks: Stream.Stream<string | Uint8Array>, contentType: string, status = 200, headers: ReadonlyArray<Header> = []): StreamReply {
+    return new StreamReply(status, [["content-type", contentType], ...headers], chunks)
+  }
+
+  /** A JSON body streamed in chunks (their concatenation is the JSON document). */
+  static jsonStream(chunks: Stream.Stream<string | Uint8Array>, status = 200, headers: ReadonlyArray<Header> = []): StreamReply {
+    return new StreamReply(status, headers.length === 0 ? JSON_ONLY : [...JSON_ONLY, ...headers], chunks)
+  }
+}
+
+/** A reply whose body is a stream of chunks (see `Reply.stream`); `body` is empty. */
+export class StreamReply extends Reply {
+  constructor(status: number, headers: ReadonlyArray<Header>, readonly chunks: Stream.Stream<string | Uint8Array>) {
+    super(status, headers, "")
+  }
+
+  override withHeaders(...more: ReadonlyArray<Header>): StreamReply {
+    return new StreamReply(this.status, [...this.headers, ...more], this.chunks)
   }
 }
 

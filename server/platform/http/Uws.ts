@@ -4,7 +4,7 @@
  * write the reply inside `cork` exactly once. Shutdown stops listening, lets in-flight requests finish within the
  * grace period (answering them with `Connection: close`), then interrupts what is left.
  */
-import { Deferred, Duration, Effect, Runtime } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberId, Runtime, Stream } from "effect"
 import uWS from "uWebSockets.js"
 import { AppConfig } from "../Config"
 import { Metrics } from "../ops/Metrics"
@@ -12,7 +12,7 @@ import { BodyTimeout, BodyTooLarge, readBody } from "./Body"
 import type { ErrorMap } from "./Errors"
 import { makePipeline } from "./Pipeline"
 import { errorReply } from "./Respond"
-import { CONTENT_SECURITY_POLICY, headerBlockBytes, isHtml, Reply, staticHeaders, statusLine } from "./Reply"
+import { CONTENT_SECURITY_POLICY, headerBlockBytes, isHtml, Reply, staticHeaders, statusLine, StreamReply } from "./Reply"
 import type { AnyRoute, RequestInfo } from "./Route"
 import { compileRoutes } from "./Router"
 import { MethodNotAllowed, NotFound, PayloadTooLarge } from "./Errors"
@@ -63,6 +63,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const config = yield* AppConfig
     const runtime = yield* Effect.runtime<never>()
     const runSync = Runtime.runSync(runtime)
+    const runFork = Runtime.runFork(runtime)
     const log = yield* makeRequestLog
     const inflightCell = (yield* Metrics).gauge("http_requests_in_flight", "HTTP requests being handled").cell()
     const accessLogOn = log.accessLogOn
@@ -73,23 +74,72 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const idle = yield* Deferred.make<void>()
     const cancels = new Set<() => void>()
 
+    /** Status and headers (inside the caller's `cork`). */
+    const writeHead = (res: uWS.HttpResponse, info: RequestInfo, reply: Reply) => {
+      res.writeStatus(reply.status === 200 ? OK : statusLine(reply.status))
+      res.writeHeader(BASE_HEADERS[0], BASE_HEADERS[1])
+      const block = headerBlockBytes(reply.headers)
+      if (block !== undefined) res.writeHeader(block[0], block[1])
+      else for (const [k, v] of reply.headers) res.writeHeader(k, v)
+      if (reply.block !== undefined) res.writeHeader(reply.block[0], reply.block[1])
+      if (isHtml(reply.headers)) res.writeHeader(CSP[0], CSP[1])
+      res.writeHeader(REQUEST_ID_HEADER, info.id)
+    }
+
     const finish = (res: uWS.HttpResponse, info: RequestInfo, template: string, started: number, reply: Reply, head: boolean, close = false) => {
       // uWS does not count `endWithoutBody` as a response: a HEAD answered inside its callback would abort the process
       // ("returning from a request handler without responding") unless an abort handler is attached.
       if (head) res.onAborted(NOOP)
       res.cork(() => {
-        res.writeStatus(reply.status === 200 ? OK : statusLine(reply.status))
-        res.writeHeader(BASE_HEADERS[0], BASE_HEADERS[1])
-        const block = headerBlockBytes(reply.headers)
-        if (block !== undefined) res.writeHeader(block[0], block[1])
-        else for (const [k, v] of reply.headers) res.writeHeader(k, v)
-        if (reply.block !== undefined) res.writeHeader(reply.block[0], reply.block[1])
-        if (isHtml(reply.headers)) res.writeHeader(CSP[0], CSP[1])
-        res.writeHeader(REQUEST_ID_HEADER, info.id)
+        writeHead(res, info, reply)
         if (head) res.endWithoutBody(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.byteLength, draining || close)
         else res.end(reply.body, draining || close)
       })
       log.record(info, template, reply.status, started)
+    }
+
+    /**
+     * Writes a streamed reply (`Reply.stream`): the head at once, then each chunk when uWS's buffer has drained
+     * (`write` false → wait for `onWritable`), then the terminating chunk. Returns how to interrupt it; `settled` runs
+     * once when it is over (ended, failed or interrupted). A failure or an interruption after the head closes the
+     * connection. The caller's `onAborted` must call the returned interrupt and set `isAborted`.
+     */
+    const startStream = (
+      res: uWS.HttpResponse, info: RequestInfo, template: string, started: number, reply: StreamReply, head: boolean,
+      isAborted: () => boolean, settled: () => void
+    ): (() => void) => {
+      res.cork(() => writeHead(res, info, reply))
+      if (head) {
+        res.cork(() => res.endWithoutBody(undefined, draining))
+        log.record(info, template, reply.status, started)
+        settled()
+        return NOOP
+      }
+      const write = (chunk: string | Uint8Array) =>
+        Effect.async<void>((resume) => {
+          if (isAborted()) return resume(Effect.interrupt)
+          let ok = true
+          res.cork(() => { ok = res.write(chunk) })
+          if (ok) return resume(Effect.void)
+          res.onWritable(() => {
+            resume(isAborted() ? Effect.interrupt : Effect.void)
+            return true
+          })
+        })
+      const fiber = runFork(Stream.runForEach(reply.chunks, write))
+      fiber.addObserver((exit) => {
+        if (!isAborted()) {
+          // (No closeConnection here: this uWS build would write its `Connection: close` header after the chunks.)
+          if (Exit.isSuccess(exit)) res.cork(() => res.end())
+          else {
+            if (!Exit.isInterrupted(exit)) runSync(Effect.logError("streamed reply failed after its head", exit.cause).pipe(Effect.annotateLogs({ req: info.id, route: template })))
+            res.close()
+          }
+        }
+        log.record(info, template, Exit.isSuccess(exit) ? reply.status : 499, started)
+        settled()
+      })
+      return () => fiber.unsafeInterruptAsFork(FiberId.none)
     }
 
     const handle = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
@@ -132,14 +182,33 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       let cancel: (() => void) | undefined
       inFlight++
       inflightCell.value = inFlight
+      const settle = () => {
+        inFlight--
+        inflightCell.value = inFlight
+        if (draining && inFlight === 0) runSync(Deferred.succeed(idle, undefined))
+      }
       const complete = (reply: Reply, close = false) => {
         if (done) return
         done = true
         if (cancel) cancels.delete(cancel)
-        inFlight--
-        inflightCell.value = inFlight
+        if (reply instanceof StreamReply && !aborted) {
+          // Still in flight until the last chunk is out: shutdown waits for it, then interrupts it like a handler.
+          // (It may be over before `startStream` returns: a short stream with nothing to wait for.)
+          let over = false
+          cancel = undefined
+          const stop = startStream(res, info, route.path, started, reply, head, () => aborted, () => {
+            over = true
+            if (cancel) cancels.delete(cancel)
+            settle()
+          })
+          if (!over) {
+            cancel = stop
+            cancels.add(stop)
+          }
+          return
+        }
         if (!aborted) finish(res, info, route.path, started, reply, head, close)
-        if (draining && inFlight === 0) runSync(Deferred.succeed(idle, undefined))
+        settle()
       }
       let aborted = false
       res.onAborted(() => {
