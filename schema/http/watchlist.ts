@@ -19,8 +19,14 @@ export const WatchlistItem = z.object({
   /** Percent change of the price since the item was added; null without both prices. */
   change_pct: z.number().nullable(),
   flow_24h: z.object({ buy_usd: z.number(), sell_usd: z.number(), net_usd: z.number(), trades: z.number().int() }),
-  /** The token's open (PENDING) pick, once the picks domain provides it. */
-  open_pick: z.object({ id: z.number().int(), flagged_at: z.string() }).nullable()
+  /**
+   * The token's open (PENDING) pick: live for pro tier and above, PICKS_FREE_DELAY_HOURS after its flag for others
+   * (as on /api/picks2/recent); `change_since_flag_pct` is the current price against the entry price.
+   */
+  open_pick: z.object({
+    id: z.number().int(), flagged_at: z.string(), entry_price: z.number().nullable(), conviction: z.number(), whales: z.number().int(),
+    change_since_flag_pct: z.number().nullable()
+  }).nullable()
 })
 export type WatchlistItem = z.infer<typeof WatchlistItem>
 

@@ -115,9 +115,9 @@ describe("picks service", () => {
     await ingest(T0, record({ wallet: A!, token: WETH, category: "dex_buy", ts: iso(T0 + 30 * 60_000), price_usd: 2900 }))
     expect(await app.run(Effect.flatMap(PicksRepo, (r) => r.ethCloses(T0, T0)))).toEqual([{ ts: T0 + 2 * HOUR_MS, price: 3100 }])
   })
-  it("tells another domain the open (PENDING) pick of a set of tokens, and forgets it once graded", async () => {
+  it("tells another domain the open (PENDING) pick of a set of tokens (live for pro+, after the delay for others), and forgets it once graded", async () => {
     const T4 = T0 + 60 * DAY_MS
-    const open = (tokens: ReadonlyArray<string>, ms = T4) => app.at(ms, Effect.flatMap(Picks, (p) => p.openPicksFor(tokens)))
+    const open = (tokens: ReadonlyArray<string>, ms = T4, live = true) => app.at(ms, Effect.flatMap(Picks, (p) => p.openPicksFor(tokens, live)))
     for (const [w, h] of [[A!, 2], [B!, 1], [D!, 0]] as const) await ingest(T4, record({ wallet: w, token: BBB, category: "dex_buy", ts: iso(T4 - h * HOUR_MS), price_usd: 4 }))
     const id = (await picks()).find((p) => p.token === BBB && p.status === "PENDING")!.id
     const found = await open([BBB.toUpperCase().replace("0X", "0x"), AAA, `0x${"9".repeat(40)}`, ""])
@@ -126,6 +126,9 @@ describe("picks service", () => {
       id: Number(id), token: BBB, symbol: "BBB", flagged_at: iso(T4), entry_price: 4, conviction: expect.any(Number), whales: 3, flaggers: [A, B, D]
     })
     expect((await open([])).size).toBe(0)
+    // Not live: withheld for PICKS_FREE_DELAY_HOURS (24 by default) after the flag, then shown.
+    expect((await open([BBB], T4 + HOUR_MS, false)).size).toBe(0)
+    expect([...(await open([BBB], T4 + 25 * HOUR_MS, false)).keys()]).toEqual([BBB])
     await app.at(T4 + 7 * DAY_MS, Effect.flatMap(Picks, (p) => p.gradeDue()))
     expect((await open([BBB], T4 + 7 * DAY_MS)).size).toBe(0)
   })

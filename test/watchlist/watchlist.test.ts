@@ -65,6 +65,25 @@ describe("items", () => {
     expect(wbtc.flow_24h).toMatchObject({ buy_usd: 60000, sell_usd: 66000, trades: 2 })
   })
 
+  it("shows the token's open pick: at once to pro and above, after the picks' free delay to others", async () => {
+    // A PENDING pick of WBTC flagged a minute ago, at 60,000 (the picks domain writes these; placed here directly).
+    await app.query(`INSERT INTO picks (token, symbol, flagged_at, flag_record, entry_price, whales, flaggers, conviction, inputs)
+      VALUES ($1, 'WBTC', now() - interval '1 minute', '0x03:0:0xaa', 60000, 3, ARRAY['0xaa','0xbb','0xcc'], 55, '{}')`, [WBTC])
+    const openPickOf = async (who: LoggedIn) => {
+      const list = (await (await api("GET", "/api/watchlist", who.token)).json()) as { items: Array<Record<string, any>> }
+      return list.items.find((i) => i.token === WBTC)?.open_pick
+    }
+    expect((await api("POST", "/api/watchlist", other.token, { token: "WBTC" })).status).toBe(200)
+    expect(await openPickOf(other)).toMatchObject({ entry_price: 60000, conviction: 55, whales: 3, change_since_flag_pct: 10 })
+    expect(await openPickOf(free)).toBeNull()
+    await app.query("UPDATE picks SET flagged_at = now() - interval '25 hours' WHERE token = $1", [WBTC])
+    expect(await openPickOf(free)).toMatchObject({ entry_price: 60000, whales: 3 })
+    await app.query("UPDATE picks SET status = 'GRADED' WHERE token = $1", [WBTC])
+    expect(await openPickOf(other)).toBeNull()
+    // Leave the pro user's list as the live-updates test expects it (without WBTC).
+    await app.query("DELETE FROM watchlist_items WHERE token = $1 AND user_id = (SELECT id FROM users WHERE email = 'other@example.com')", [WBTC])
+  })
+
   it("enforces the tier cap with 409", async () => {
     const symbols = await app.query<{ symbol: string }>(
       "SELECT min(symbol) AS symbol FROM tokens WHERE NOT blacklisted AND source = 'seed' AND symbol ~ '^[A-Za-z0-9]+$' GROUP BY upper(symbol) HAVING count(*) = 1 ORDER BY 1 LIMIT 20")

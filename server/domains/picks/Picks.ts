@@ -289,11 +289,13 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       },
       /**
        * The open (PENDING) pick of each of `tokens` (addresses, any case), keyed by lower-case address; tokens without
-       * one are absent. Read live (not from the snapshot): a pick flagged a second ago is there.
+       * one are absent. Read live (not from the snapshot): a pick flagged a second ago is there — for `live` callers
+       * (pro tier and above); others see an open pick only PICKS_FREE_DELAY_HOURS after its flag, as on `/recent`.
        */
-      openPicksFor: Effect.fn("Picks.openPicksFor")(function* (tokens: ReadonlyArray<string>) {
+      openPicksFor: Effect.fn("Picks.openPicksFor")(function* (tokens: ReadonlyArray<string>, live: boolean) {
         const wanted = [...new Set(tokens.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0))]
-        const rows = yield* repo.openPicks(wanted)
+        const now = yield* Clock.currentTimeMillis
+        const rows = (yield* repo.openPicks(wanted)).filter((r) => live || now - r.flagged_at.getTime() >= settings.freeDelayMs)
         return new Map(rows.map((r): [string, OpenPick] => [r.token, {
           id: Number(r.id), token: r.token, symbol: r.symbol, flagged_at: r.flagged_at.toISOString(), entry_price: r.entry_price,
           conviction: r.conviction, whales: r.whales, flaggers: r.flaggers

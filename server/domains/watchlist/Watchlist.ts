@@ -1,7 +1,7 @@
 /**
  * The per-user watchlist (§4.12). An item is a token (lower-case address; `ETH` is WETH) with the price known when
  * it was added. Listing adds the current price (newest priced whale trade), the change since added, the 24 h whale
- * flow (analytics) and the open pick (null until the picks domain offers one).
+ * flow (analytics) and the token's open pick (picks domain; pro+ at once, others after the picks' free delay).
  *
  * Caps per tier (documented choice): free 10, pro 50, alpha 100, whale 250, staff 1000.
  * Pending: `addPending` remembers a token for a just-signed-up user; the first time the user touches the watchlist
@@ -10,11 +10,12 @@
  * interest `s` = {e: email, c: category}, valid 90 days.
  */
 import { Clock, Effect, Redacted } from "effect"
-import type { Tier } from "../../../schema/tiers"
+import { tierAtLeast, type Tier } from "../../../schema/tiers"
 import type { WatchlistItem } from "../../../schema/http/watchlist"
 import { AppConfig } from "../../platform/Config"
 import { Analytics } from "../analytics/Analytics"
 import { Chain } from "../chain/Chain"
+import { Picks } from "../picks/Picks"
 import { purposeKey, signLink, verifyLink } from "../email/Tokens"
 import { ItemNotFound, UnknownToken, WatchlistFull } from "./Errors"
 import { type ItemRow, WatchlistRepo } from "./Repo"
@@ -49,6 +50,7 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
     const repo = yield* WatchlistRepo
     const analytics = yield* Analytics
     const chain = yield* Chain
+    const picks = yield* Picks
     const secret = (yield* AppConfig).sessionSecret
     const quickKey = purposeKey(Redacted.value(secret), "watchlist-quick-add")
     const interestKey = purposeKey(Redacted.value(secret), "watchlist-interest")
@@ -62,11 +64,12 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
       return { token: found.address, symbol: found.address === WETH ? "ETH" : found.symbol }
     })
 
-    const view = (rows: ReadonlyArray<ItemRow>) =>
+    const view = (rows: ReadonlyArray<ItemRow>, tier: Tier) =>
       Effect.gen(function* () {
         if (rows.length === 0) return [] as Array<WatchlistItem>
         const tokens = [...new Set(rows.map((r) => r.token))]
-        const [prices, window] = yield* Effect.all([chain.lastPrices(tokens), analytics.tokenWindow("24H")], { concurrency: 2 })
+        const [prices, window, open] = yield* Effect.all(
+          [chain.lastPrices(tokens), analytics.tokenWindow("24H"), picks.openPicksFor(tokens, tierAtLeast(tier, "pro"))], { concurrency: 3 })
         const flows = new Map(window.map((w) => [w.token, w]))
         return rows.map((r): WatchlistItem => {
           const price = prices.get(r.token) ?? null
@@ -78,7 +81,10 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
             flow_24h: f
               ? { buy_usd: round2(f.dex_buy_usd), sell_usd: round2(f.dex_sell_usd), net_usd: round2(f.dex_buy_usd - f.dex_sell_usd + f.exchange_withdraw_usd - f.exchange_deposit_usd), trades: f.records }
               : { buy_usd: 0, sell_usd: 0, net_usd: 0, trades: 0 },
-            open_pick: null
+            open_pick: ((p) => (p === undefined ? null : {
+              id: p.id, flagged_at: p.flagged_at, entry_price: p.entry_price, conviction: p.conviction, whales: p.whales,
+              change_since_flag_pct: price !== null && p.entry_price ? round2(((price - p.entry_price) / p.entry_price) * 100) : null
+            }))(open.get(r.token))
           }
         })
       })
@@ -109,14 +115,14 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
     const list = Effect.fn("Watchlist.list")(function* (caller: Caller) {
       yield* promotePending(caller)
       const [rows, pending] = yield* Effect.all([repo.items(caller.id), repo.pending(caller.id)])
-      return { items: yield* view(rows), cap: capOf(caller.tier), pending: [...pending] }
+      return { items: yield* view(rows, caller.tier), cap: capOf(caller.tier), pending: [...pending] }
     })
 
     const add = Effect.fn("Watchlist.add")(function* (caller: Caller, input: string, source: ItemRow["source"] = "manual") {
       yield* promotePending(caller)
       const t = yield* resolve(input)
       const { created, row } = yield* insert(caller, t, source)
-      return { created, item: (yield* view([row]))[0]! }
+      return { created, item: (yield* view([row], caller.tier))[0]! }
     })
 
     const remove = Effect.fn("Watchlist.remove")(function* (caller: Caller, id: number) {

@@ -47,7 +47,13 @@ export const WatchlistPage: Component = () => {
                         <td class={`num ${cls(item.change_pct)}`}>{pct(item.change_pct)}</td>
                         <td class={`num ${cls(item.flow_24h.net_usd)}`}>{usd(item.flow_24h.net_usd)}</td>
                         <td class="num">{item.flow_24h.trades}</td>
-                        <td>{item.open_pick ? "open" : "—"}</td>
+                        <td>
+                          <Show when={item.open_pick} fallback="—">
+                            {(p) => <a href="/picks" title={`Flagged ${p().flagged_at.slice(0, 16).replace("T", " ")} UTC by ${p().whales} whales, conviction ${Math.round(p().conviction)}`}>
+                              Open pick <span class={cls(p().change_since_flag_pct)}>{pct(p().change_since_flag_pct)}</span>
+                            </a>}
+                          </Show>
+                        </td>
                         <td><button class="link" aria-label={`Remove ${item.symbol}`} onClick={() => void wl.remove(item.id)}>Remove</button></td>
                       </tr>
                     )}
