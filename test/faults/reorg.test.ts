@@ -27,8 +27,11 @@ import { openSocket, type Frame, type TestSocket } from "../support/ws"
 
 const fx = chainFixtures()
 const DEPTH = 3
-/** Synthetic blocks after the recording: the chain the listener follows, then the branch's extra block. */
-const EXTEND = 6
+/**
+ * Synthetic blocks after the recording: the chain the listener follows, the branch's extra block, and two more for
+ * the way back (the original chain growing longer than the branch again).
+ */
+const EXTEND = 8
 
 describe.skipIf(!fx.available)(`a reorg of depth ${DEPTH} while the console and the consumers are live${fx.skipNote}`, () => {
   let server: RpcReplayServer
@@ -72,7 +75,7 @@ describe.skipIf(!fx.available)(`a reorg of depth ${DEPTH} while the console and 
   const retractionsSeen = async () => Number(/^analytics_retractions_total(?:\{\})? (\d+)/m.exec(await (await fetch(`${app.url}/metrics`)).text())?.[1] ?? 0)
 
   it("rolls the orphaned records back, retracts each on the console, and the consumers' state follows", async () => {
-    const tip = server.numbers.at(-1)! - 1 // the last canonical block the listener takes; the branch is one longer
+    const tip = server.numbers.at(-1)! - 3 // the last canonical block the listener takes; the branch is one longer
     const forkAt = tip - DEPTH // the last block both chains share
 
     // The chain up to the fork: the console's top tokens as the database has them.
@@ -149,9 +152,36 @@ describe.skipIf(!fx.available)(`a reorg of depth ${DEPTH} while the console and 
     const listener = (await app.runtime.runPromise(Effect.flatMap(ActorRegistry, (r) => r.get("block-listener"))))!
     expect(listener, JSON.stringify(listener)).toMatchObject({ state: "running", restarts: 0 })
 
+    const analyticsRetractions = (await retractionsSeen()) - retractionsBefore
+
+    // And back: the original chain grows longer than the branch. The branch's blocks (no records) are rolled back, the
+    // orphaned records come back under the same ids, and the console and the consumers take them again.
+    server.clearReorgs()
+    server.setHead(tip + 2)
+    await reachCheckpoint(tip + 2)
+    const back = await rowsIn(forkAt + 1, tip)
+    expect(back.map(recordId).sort()).toEqual([...orphanIds].sort())
+    const shownAgain = () => {
+      const lastRetraction = frames.lastIndexOf(retracted().at(-1)!)
+      return new Set(socket.data("feed:trades").slice(lastRetraction + 1).filter((f) => f.data.kind !== "retraction").map((f) => recordId(f.data)))
+    }
+    await waitFor(() => orphanIds.every((id) => shownAgain().has(id)), 30_000, 50).catch((e) => {
+      throw new Error(`${e}: ${orphanIds.filter((id) => !shownAgain().has(id)).length} of ${orphanIds.length} not shown again`)
+    })
+    const withThemAgain = await topFromDatabase()
+    expect(withThemAgain).not.toEqual(before)
+    await waitFor(() => consoleShows(withThemAgain), 30_000, 50).catch((e) => {
+      throw new Error(`${e}: console ${JSON.stringify(consoleTop())}, database ${JSON.stringify(withThemAgain)}`)
+    })
+    await waitFor(async () => {
+      const now = await app.runtime.runPromise(Effect.flatMap(ActorRegistry, (r) => r.snapshot))
+      return now.filter((a) => a.stream === STREAMS.chainTx).every((a) => a.lag === 0 && a.pending === 0 && a.state === "running")
+    }, 30_000, 100)
+
     console.log(`[fault reorg] depth ${DEPTH} (blocks ${forkAt + 1}..${tip} replaced, new tip ${tip + 1}) · orphaned records ${orphans.length} · ` +
       `retractions at the console ${retracted().length} (missing 0, stray ${strayRetractions}), all within ${retractedMs} ms of the switch · ` +
-      `analytics retractions ${(await retractionsSeen()) - retractionsBefore} · console top tokens back to the pre-reorg state · ` +
-      `consumers of chain.tx ${settled.map((a) => a.name).join(", ")}: lag 0, pending 0, dead letters 0`)
+      `analytics retractions ${analyticsRetractions} · console top tokens back to the pre-reorg state · ` +
+      `consumers of chain.tx ${settled.map((a) => a.name).join(", ")}: lag 0, pending 0, dead letters 0 · ` +
+      `back to the original chain (depth ${DEPTH + 1}): ${back.length} records again, each shown again at the console, top tokens with them again`)
   }, 110_000)
 })
