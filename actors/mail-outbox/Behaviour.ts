@@ -5,20 +5,25 @@
  * them one by one and records the outcome: `sent`; back to `queued` with a doubled delay after a temporary failure;
  * `failed` after a permanent refusal (SMTP 5xx) or too many attempts. With no SMTP_URL (embedded default) a message
  * is written to the log — recipient, subject and kind, never its body with its links — and marked `logged`.
+ * A message the SMTP server accepted while the database is away is recorded `sent` once the database is back (the
+ * actor waits for it, up to the claim's lease): were it left `sending`, the lease would run out and it would go again.
  * Transient state only: the transport lives for one life of the actor.
  */
-import { Duration, Effect, Redacted } from "effect"
+import { Clock, Duration, Effect, Exit, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import type { ActorHandle } from "../runtime/Registry"
 import { loopActor } from "../runtime/Actor"
 import { AppConfig } from "../../server/platform/Config"
 import { Mailer } from "../../server/platform/infra/Mailer"
 import { MailOutbox, type OutboxRow } from "../../server/platform/infra/MailOutbox"
+import { causeIsUnavailable } from "../../server/platform/infra/Unavailable"
 
 /** Rows claimed per round trip. */
 const BATCH = 10
 /** How long a claimed row stays ours; a sender that dies mid-batch loses its rows after this. */
 const LEASE_SECONDS = 300
+/** Longest wait between two tries to record a sent message while the database is away. */
+const RECORD_RETRY_MAX_MS = 2_000
 /** Upper bound of one SMTP conversation. */
 const SEND_TIMEOUT = Duration.seconds(60)
 
@@ -67,6 +72,25 @@ const life = (actor: ActorHandle) =>
     const transport = config.smtpUrl ? yield* smtpTransport(Redacted.value(config.smtpUrl)) : null
     if (!transport) yield* Effect.logInfo("no SMTP_URL: e-mail goes to the outbox table and the log only")
 
+    /**
+     * Records a message the SMTP server accepted. While the database is unreachable it tries again (with back-off, the
+     * heartbeat kept), until the claim's lease would run out; any other failure, or a longer outage, ends the life.
+     */
+    const recordSent = (row: OutboxRow, messageId: string | null) =>
+      Effect.gen(function* () {
+        const deadline = (yield* Clock.currentTimeMillis) + LEASE_SECONDS * 1000
+        let delay = 50
+        while (true) {
+          const done = yield* Effect.exit(outbox.markSent(row.id, messageId))
+          if (Exit.isSuccess(done)) return
+          if (!causeIsUnavailable(done.cause) || (yield* Clock.currentTimeMillis) + delay > deadline) return yield* Effect.failCause(done.cause)
+          if (delay === 50) yield* Effect.logWarning(`mail ${row.id} sent while the database is unavailable: recording it once it is back`)
+          actor.heartbeat()
+          yield* Effect.sleep(Duration.millis(delay))
+          delay = Math.min(RECORD_RETRY_MAX_MS, delay * 2)
+        }
+      })
+
     const deliver = (row: OutboxRow) =>
       Effect.gen(function* () {
         if (!transport) {
@@ -91,7 +115,7 @@ const life = (actor: ActorHandle) =>
           Effect.either
         )
         if (sent._tag === "Right") {
-          yield* outbox.markSent(row.id, typeof sent.right.messageId === "string" ? sent.right.messageId : null)
+          yield* recordSent(row, typeof sent.right.messageId === "string" ? sent.right.messageId : null)
           return yield* Effect.logDebug("mail sent").pipe(Effect.annotateLogs({ outbox_id: row.id, kind: row.kind }))
         }
         const failure = sent.left

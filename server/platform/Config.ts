@@ -200,6 +200,11 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         claimIdleMs: yield* Config.integer("ACTOR_CLAIM_IDLE_MS").pipe(Config.withDefault(15_000)),
         /** Longest blocking read; also the heartbeat period of an idle actor. */
         blockMs: yield* Config.integer("ACTOR_BLOCK_MS").pipe(Config.withDefault(2_000)),
+        /**
+         * How long a singleton's lease (the block listener's, the schedulers') outlives its holder: renewed every third
+         * of it; a stand-by process takes over when a dead holder's lease runs out.
+         */
+        leaseTtlMs: yield* Config.integer("ACTOR_LEASE_TTL_MS").pipe(Config.withDefault(15_000)),
         /** How often lag/pending figures are refreshed. */
         statsIntervalMs: yield* Config.integer("ACTOR_STATS_INTERVAL_MS").pipe(Config.withDefault(5_000))
       },

@@ -124,6 +124,19 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.acquireLease(lapsed, "b", 1_000)).toBe(true)
     }))
 
+  it.effect("tells how long a lease has left, whoever holds it (0 when free)", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const name = fresh("remaining")
+      expect(yield* kv.leaseRemainingMs(name)).toBe(0)
+      expect(yield* kv.acquireLease(name, "a", 10_000)).toBe(true)
+      const left = yield* kv.leaseRemainingMs(name)
+      expect(left).toBeGreaterThan(5_000)
+      expect(left).toBeLessThanOrEqual(10_000)
+      expect(yield* kv.releaseLease(name, "a")).toBe(true)
+      expect(yield* kv.leaseRemainingMs(name)).toBe(0)
+    }))
+
   it.effect("release by a non-holder is a no-op; by the holder frees the lease", () =>
     Effect.gen(function* () {
       const kv = yield* Kv

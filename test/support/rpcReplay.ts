@@ -14,7 +14,12 @@
  *
  * Test controls: `setHead` (blocks above it are unknown), `failNext` (HTTP 429 / HTTP 500 / JSON-RPC -32005
  * for the next N matching requests), `reorg` (serve an alternative block N with a new hash and fewer
- * transactions, as the new head; block N+1 still names the old hash as parent, as after a reorg back).
+ * transactions, as the new head; block N+1 still names the old hash as parent, as after a reorg back), `branch`
+ * (a longer alternative chain from block N: a reorg of any depth).
+ *
+ * `extend` appends synthetic blocks after the recording (test data, not mainnet): block `last + k` repeats the
+ * transactions and logs of a recorded block (in turn) under new transaction and block hashes, chained by parent
+ * hash, `extendSpacing` seconds apart from `extendFrom` (unix seconds; default: 12 s after the last recorded block).
  */
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -33,6 +38,11 @@ export interface RpcReplayOptions {
   readonly dir?: string
   readonly tokenList?: string
   readonly head?: number
+  /** Synthetic blocks after the recorded ones (see above). */
+  readonly extend?: number
+  /** Unix seconds of the first synthetic block. */
+  readonly extendFrom?: number
+  readonly extendSpacing?: number
 }
 
 export interface RpcReplayServer {
@@ -54,6 +64,13 @@ export interface RpcReplayServer {
   clearFaults(): void
   /** Replaces block `number` by an alternative keeping only the transactions `keep` accepts; returns its hash. */
   reorg(number: number, keep?: (txHash: string) => boolean): string
+  /**
+   * Replaces blocks `from`…`from + length - 1` by an alternative branch (each block keeping only the transactions
+   * `keep` accepts, parents chained through the branch) whose tip becomes the head; returns its hashes.
+   */
+  branch(from: number, length: number, keep?: (txHash: string) => boolean): Array<string>
+  /** Every block number served (recorded and synthetic), ascending. */
+  readonly numbers: ReadonlyArray<number>
   clearReorgs(): void
   close(): Promise<void>
 }
@@ -83,13 +100,29 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     logs: data.logs.filter((l) => l.block_number === block.number).sort((a, b) => a.log_index - b.log_index)
   }]))
   const recorded = [...canonical.keys()].sort((a, b) => a - b)
+  const numbers = [...recorded]
+  const rehash = (text: string) => keccak256(stringToHex(text))
+  for (let k = 1; k <= (options.extend ?? 0); k++) {
+    const parent = canonical.get(numbers.at(-1)!)!
+    const model = canonical.get(recorded[(k - 1) % recorded.length]!)!
+    const number = recorded.at(-1)! + k
+    const hash = rehash(`synthetic:${number}`)
+    const timestamp = (options.extendFrom ?? canonical.get(recorded.at(-1)!)!.block.timestamp + 12) + (k - 1) * (options.extendSpacing ?? 12)
+    const txHash = (h: string) => rehash(`${h}:${number}`)
+    canonical.set(number, {
+      block: { ...model.block, number, hash, parent_hash: parent.block.hash, timestamp },
+      txs: model.txs.map((t) => ({ ...t, hash: txHash(t.hash), block_hash: hash, block_number: number, block_timestamp: timestamp })),
+      logs: model.logs.map((l) => ({ ...l, transaction_hash: txHash(l.transaction_hash), block_hash: hash, block_number: number }))
+    })
+    numbers.push(number)
+  }
   const reorged = new Map<number, View>()
   let head = options.head ?? recorded.at(-1)!
   const faults: Array<{ fault: Fault; left: number; method?: string }> = []
   const calls = new Map<string, number>()
 
   const view = (n: number) => (n > head ? undefined : reorged.get(n) ?? canonical.get(n))
-  const views = () => recorded.map(view).filter((v): v is View => v !== undefined)
+  const views = () => numbers.map(view).filter((v): v is View => v !== undefined)
   const blockTag = (tag: unknown, fallback = head): number =>
     tag === undefined || tag === "latest" || tag === "safe" || tag === "finalized" || tag === "pending"
       ? fallback : tag === "earliest" ? 0 : Number(tag)
@@ -274,6 +307,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     wsUrl: `ws://127.0.0.1:${port}`,
     calls,
     recorded,
+    numbers,
     setHead: (n) => {
       head = n
       notifyHead()
@@ -296,6 +330,23 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       head = n
       notifyHead()
       return hash
+    },
+    branch: (from, length, keep = () => false) => {
+      const hashes: Array<string> = []
+      for (let n = from; n < from + length; n++) {
+        const base = canonical.get(n)
+        if (base === undefined) throw new Error(`block ${n} is not served`)
+        const hash = rehash(`branch:${++reorgs}:${base.block.hash}`)
+        const txs = base.txs.filter((t) => keep(t.hash)).map((t) => ({ ...t, block_hash: hash }))
+        const kept = new Set(txs.map((t) => t.hash))
+        const logs = base.logs.filter((l) => kept.has(l.transaction_hash)).map((l) => ({ ...l, block_hash: hash }))
+        const parent = n === from ? base.block.parent_hash : hashes.at(-1)!
+        reorged.set(n, { block: { ...base.block, hash, parent_hash: parent, transaction_count: txs.length }, txs, logs })
+        hashes.push(hash)
+      }
+      head = from + length - 1
+      notifyHead()
+      return hashes
     },
     clearFaults: () => { faults.length = 0 },
     clearReorgs: () => reorged.clear(),

@@ -2,6 +2,7 @@
  * A real SMTP server for tests (smtp-server on 127.0.0.1, no TLS, no auth): every message the app sends is
  * received over the wire, parsed with mailparser, and kept for the test to read and follow its links.
  * `failNext(n, code)` refuses the next n recipients with an SMTP status (451 = try later, 550 = refused for good).
+ * `hold()` keeps every message's DATA unanswered (the sender waits mid-send) until `release()`; `held()` counts them.
  */
 import type { AddressInfo } from "node:net"
 import { simpleParser } from "mailparser"
@@ -25,6 +26,12 @@ export interface TestSmtp {
   readonly messages: ReadonlyArray<ReceivedMail>
   /** Refuse the next `n` recipients with this SMTP code. */
   readonly failNext: (n: number, code: number) => void
+  /** Leave the end of DATA unanswered from now on: the sender is stuck mid-send until `release`. */
+  readonly hold: () => void
+  /** Answers the held messages (accepted) and stops holding. */
+  readonly release: () => void
+  /** Messages whose DATA arrived and is being held. */
+  readonly held: () => number
   /** Resolves with the first message (received or yet to come) to `to` matching `match`; fails after the timeout. */
   readonly next: (to: string, match?: (m: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>
   /** Messages received by an address. */
@@ -37,6 +44,8 @@ export const startSmtp = async (): Promise<TestSmtp> => {
   const taken = new Set<ReceivedMail>()
   let failures = 0
   let failCode = 451
+  let holding = false
+  const held: Array<() => void> = []
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -64,7 +73,8 @@ export const startSmtp = async (): Promise<TestSmtp> => {
               headers: parsed.headers as ReadonlyMap<string, unknown>,
               links: text.match(/https?:\/\/[^\s<>"]+/g) ?? []
             })
-            callback()
+            if (holding) held.push(() => callback())
+            else callback()
           },
           (e: Error) => callback(e)
         )
@@ -82,6 +92,14 @@ export const startSmtp = async (): Promise<TestSmtp> => {
       failures = n
       failCode = code
     },
+    hold: () => {
+      holding = true
+    },
+    release: () => {
+      holding = false
+      for (const answer of held.splice(0)) answer()
+    },
+    held: () => held.length,
     to: toAddress,
     next: async (to, match = () => true, timeoutMs = 30_000) => {
       let found: ReceivedMail | undefined

@@ -117,6 +117,13 @@ export const makeKvMemory = Effect.gen(function* () {
     })
   })
 
+  const leaseRemainingMs = Effect.fn("KvMemory.leaseRemainingMs")(function* (name: string) {
+    return yield* atNow((now) => {
+      const item = live(leaseKey(name), now)
+      return item?.expiresAt == null ? 0 : Math.max(0, item.expiresAt - now)
+    })
+  })
+
   const releaseLease = Effect.fn("KvMemory.releaseLease")(function* (name: string, holder: string) {
     return yield* atNow((now) => live(leaseKey(name), now)?.value === holder && items.delete(leaseKey(name)))
   })
@@ -132,6 +139,7 @@ export const makeKvMemory = Effect.gen(function* () {
     ttl,
     acquireLease,
     renewLease,
+    leaseRemainingMs,
     releaseLease,
     ping: Effect.sync(() => !closed),
     connected: () => !closed

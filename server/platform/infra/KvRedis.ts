@@ -92,10 +92,14 @@ export const makeKvRedis = Effect.gen(function* () {
     return (yield* redis.run("EVALSHA renew", (c) => evalScript(c, RENEW, [leaseKey(name)], [holder, px]))) === 1
   })
 
+  const leaseRemainingMs = Effect.fn("KvRedis.leaseRemainingMs")(function* (name: string) {
+    return Math.max(0, yield* send<number>("PTTL", ["PTTL", leaseKey(name)]))
+  })
+
   const releaseLease = Effect.fn("KvRedis.releaseLease")(function* (name: string, holder: string) {
     return (yield* redis.run("EVALSHA release", (c) => evalScript(c, RELEASE, [leaseKey(name)], [holder]))) === 1
   })
 
   const connected = () => redis.client.isReady
-  return { kind: "redis", incrWindow, incrWindowAll, unsafeIncrWindowAll, get, set, del, ttl, acquireLease, renewLease, releaseLease, ping: redis.ping, connected } satisfies KvShape
+  return { kind: "redis", incrWindow, incrWindowAll, unsafeIncrWindowAll, get, set, del, ttl, acquireLease, renewLease, leaseRemainingMs, releaseLease, ping: redis.ping, connected } satisfies KvShape
 })

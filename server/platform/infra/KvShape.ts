@@ -30,6 +30,11 @@ export interface KvShape {
   readonly acquireLease: (name: string, holder: string, ttlMs: number) => Effect.Effect<boolean>
   /** Extends the lease only if `holder` still holds it; false means it was lost. */
   readonly renewLease: (name: string, holder: string, ttlMs: number) => Effect.Effect<boolean>
+  /**
+   * Milliseconds until the lease `name` runs out whoever holds it, or 0 when nobody does (a stand-by waits this
+   * long before trying again, so it takes over as soon as a dead holder's lease expires).
+   */
+  readonly leaseRemainingMs: (name: string) => Effect.Effect<number>
   /** Releases the lease only if `holder` holds it (otherwise a no-op); true when it was released. */
   readonly releaseLease: (name: string, holder: string) => Effect.Effect<boolean>
   /** Liveness of the underlying store (readiness). */
