@@ -7,13 +7,14 @@
  * delete, snooze and mute is announced there) before each record; it is also reloaded whole every
  * `ALERTS_INDEX_RELOAD_SECONDS`. Snoozed alerts and muted users are skipped; per-type cooldowns fold a noisy
  * alert's matches (counted, not recorded; its next message says how many). Concurrent handlers share one database
- * write per round (`Batcher`), so a 2,400-record block costs a few statements, not thousands.
+ * write per round (`makeBatcher`), so a 2,400-record block costs a few statements, not thousands.
  */
-import { Deferred, Effect, Exit } from "effect"
+import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { AlertSpec } from "../../../schema/http/alerts"
 import { STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../schema/streams"
-import { deliverMessage } from "../../../actors/notifier/Protocol"
+import { deliverManyMessage } from "../../../actors/notifier/Protocol"
 import { Bus } from "../../platform/infra/Bus"
+import { makeBatcher } from "./Batcher"
 import { AlertsConfig } from "./Config"
 import { ConvergenceWindow } from "./Convergence"
 import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, shortAddress, type Content, type RecordFacts } from "./Format"
@@ -21,6 +22,11 @@ import { isLive, MatchIndex, type Sub } from "./Matching"
 import { ALERT_STREAMS, toSub } from "./Model"
 import { AlertsRepo, type NewDelivery } from "./Repo"
 import { Cooldowns, DEFAULT_COOLDOWNS } from "./Throttle"
+
+/** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
+const NOTIFY_CHUNK = 500
+/** Deliveries recorded per statement. */
+const RECORD_CHUNK = 2000
 
 export const recordKeyOf = (r: { tx_hash: string; log_index: number; wallet: string; token: string }) => `tx:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
 
@@ -41,7 +47,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     /** Tickets order sync requests: a sync that started after a caller arrived covers that caller. */
     let ticket = 0
     let covered = 0
-    const lock = yield* Effect.makeSemaphore(1)
+    let running: Deferred.Deferred<void> | null = null
 
     const applyUsers = (userIds: ReadonlyArray<number>) =>
       Effect.gen(function* () {
@@ -92,48 +98,49 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       }
     })
 
-    /** Brings the index up to date with every change announced before the call (concurrent callers share one sync). */
-    const sync = Effect.suspend(() => {
+    /**
+     * Brings the index up to date with every change announced before the call. Concurrent callers share one sync:
+     * a caller waits for the one running if it started after the caller arrived, else for the next one, and all
+     * waiters of a sync wake together (hundreds of handlers of one read cost one follow).
+     */
+    const sync: Effect.Effect<void> = Effect.suspend(() => {
       const mine = ++ticket
-      return lock.withPermits(1)(Effect.suspend(() => {
+      const step: Effect.Effect<void> = Effect.suspend(() => {
         if (covered >= mine) return Effect.void
-        covered = ticket
-        return Date.now() - loadedAt > config.indexReloadSeconds * 1000 ? load : follow
-      }))
+        if (running !== null) return Deferred.await(running).pipe(Effect.zipRight(step))
+        const done = Deferred.unsafeMake<void>(FiberId.none)
+        running = done
+        const covers = ticket
+        return (Date.now() - loadedAt > config.indexReloadSeconds * 1000 ? load : follow).pipe(
+          Effect.tap(() => Effect.sync(() => {
+            covered = Math.max(covered, covers)
+          })),
+          Effect.onExit((exit) => Effect.suspend(() => {
+            running = null
+            return Deferred.done(done, Exit.asVoid(exit))
+          })),
+          Effect.zipRight(step)
+        )
+      })
+      return step
     })
 
     // ------------------------------------------------------------------------------------------ batched writes
-    let queue: Array<{ items: ReadonlyArray<NewDelivery>; done: Deferred.Deferred<void> }> = []
-    let flushing = false
-    const flushAll: Effect.Effect<void> = Effect.gen(function* () {
-      while (queue.length > 0) {
-        const taken = queue
-        queue = []
-        const exit = yield* Effect.exit(Effect.gen(function* () {
-          const items = taken.flatMap((t) => t.items)
-          const owed: Array<{ id: number; user_id: number }> = []
-          for (let i = 0; i < items.length; i += 2000) owed.push(...(yield* repo.recordDeliveries(items.slice(i, i + 2000))))
-          const byUser = new Map<number, Array<number>>()
-          for (const d of owed) byUser.set(d.user_id, [...(byUser.get(d.user_id) ?? []), d.id])
-          if (byUser.size > 0) yield* bus.publishMany(STREAMS.notify, [...byUser].map(([user, ids]) => deliverMessage(user, ids)))
-          const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
-          yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
-        }))
-        for (const t of taken) yield* Deferred.done(t.done, Exit.isSuccess(exit) ? Exit.void : exit)
-      }
-      flushing = false
-    })
-    const submit = (items: ReadonlyArray<NewDelivery>) =>
+    /** The handlers of one read share one write: their deliveries recorded, the owed ones published on `notify`. */
+    const submit = makeBatcher<NewDelivery>((items) =>
       Effect.gen(function* () {
-        const done = yield* Deferred.make<void>()
-        queue.push({ items, done })
-        if (!flushing) {
-          flushing = true
-          // Let the other handlers of this read reach the queue first: one write for all of them.
-          yield* Effect.forkDaemon(Effect.yieldNow().pipe(Effect.zipRight(flushAll)))
+        // Per part: record, then publish what is owed at once (the notifier starts on it while the next is written).
+        for (let i = 0; i < items.length; i += RECORD_CHUNK) {
+          const owed = yield* repo.recordDeliveries(items.slice(i, i + RECORD_CHUNK))
+          // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
+          const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
+          const messages = []
+          for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
+          if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
         }
-        yield* Deferred.await(done)
-      })
+        const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
+        yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+      }))
 
     // -------------------------------------------------------------------------------------------------- matching
     /**
@@ -144,12 +151,20 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       const at = Date.parse(eventAt)
       const verdict = cooldowns.take(sub.id, sub.spec.type, Number.isFinite(at) ? at : Date.now())
       if (verdict.verdict === "cooldown") return null
+      // The alerts a record matches share its content: one data object and one JSON text unless a count is added.
+      let shared = sharedData.get(content)
+      if (shared === undefined) {
+        const data = { ...content.data, url: content.url }
+        sharedData.set(content, shared = { data, json: JSON.stringify(data) })
+      }
+      const data = verdict.folded > 0 ? { ...shared.data, folded: verdict.folded } : shared.data
       return {
         alertId: sub.id, userId: sub.userId, type: sub.spec.type, recordKey, title: content.title, summary: content.summary,
-        data: { ...content.data, url: content.url, ...(verdict.folded > 0 ? { folded: verdict.folded } : {}) },
+        data, dataJson: verdict.folded > 0 ? JSON.stringify(data) : shared.json,
         channels: sub.channels, eventAt, status: "pending"
       }
     }
+    const sharedData = new WeakMap<Content, { readonly data: Record<string, unknown>; readonly json: string }>()
 
     /** The deliveries a record causes (pure apart from the window and cooldown state). */
     const matchRecord = (m: ChainTxMessage, now: number): Array<NewDelivery> => {
@@ -160,9 +175,13 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         labels.set(m.wallet, m.wallet_label)
       }
       const out: Array<NewDelivery> = []
+      // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert.
+      const contents = new Map<string, Content>()
       for (const sub of index.matchRecord(m)) {
         if (!isLive(sub, now, muted.get(sub.userId))) continue
-        const d = delivery(sub, key, contentOfRecord(sub.spec.type as "whale_trade", facts), m.ts)
+        let content = contents.get(sub.spec.type)
+        if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
+        const d = delivery(sub, key, content, m.ts)
         if (d) out.push(d)
       }
       if (m.category === "dex_buy") {

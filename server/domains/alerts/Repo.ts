@@ -39,6 +39,8 @@ export interface NewDelivery {
   readonly title: string
   readonly summary: string
   readonly data: Record<string, unknown>
+  /** `data` as JSON when the caller has it already (deliveries of one record share it). */
+  readonly dataJson?: string
   readonly channels: ReadonlyArray<string>
   readonly eventAt: string
   /** `pending` to send, `cooldown` to record only. */
@@ -215,7 +217,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           WITH input AS (
             SELECT * FROM unnest(${ds.map((d) => d.alertId)}::bigint[], ${ds.map((d) => d.userId)}::bigint[], ${ds.map((d) => d.type)}::text[],
               ${ds.map((d) => d.recordKey)}::text[], ${ds.map((d) => d.title)}::text[], ${ds.map((d) => d.summary)}::text[],
-              ${ds.map((d) => JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
+              ${ds.map((d) => d.dataJson ?? JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
               ${ds.map((d) => d.eventAt)}::timestamptz[], ${ds.map((d) => d.status)}::text[], ${ds.map((d) => d.test === true)}::boolean[])
               AS t(alert_id, user_id, type, record_key, title, summary, data, channels, event_at, status, test)
           ), ins AS (
@@ -298,16 +300,34 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           FROM alert_deliveries d WHERE d.user_id = ${userId}
           ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`.pipe(die),
 
-      // ------------------------------------------------------------------------------------------------- budget
-      /** Adds `n` to the user's count of the window; the count after. */
-      useBudget: (userId: number, hour: Date, n: number) =>
-        sql<{ used: number }>`
-          INSERT INTO alert_budget (user_id, hour, used) VALUES (${userId}, ${hour}, ${n})
-          ON CONFLICT (user_id, hour) DO UPDATE SET used = alert_budget.used + ${n}
-          RETURNING used`.pipe(Effect.map((r) => r[0]!.used), die),
+      /**
+       * Gives claimed channels that were never tried back to the retrier, due now (their sender stopped before
+       * sending: a shutdown). Only `sending` rows are touched, so a row settled meanwhile keeps its outcome.
+       */
+      release: (keys: ReadonlyArray<{ readonly deliveryId: number; readonly channel: string }>) =>
+        keys.length === 0 ? Effect.void : sql`
+          UPDATE alert_delivery_channels c SET status = 'retrying', next_attempt_at = now()
+          FROM unnest(${keys.map((k) => k.deliveryId)}::bigint[], ${keys.map((k) => k.channel)}::text[]) AS t(delivery_id, channel)
+          WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND c.status = 'sending'`.pipe(Effect.asVoid, die),
 
-      addOverflow: (userId: number, hour: Date, n: number) =>
-        sql`UPDATE alert_budget SET overflow = overflow + ${n} WHERE user_id = ${userId} AND hour = ${hour}`.pipe(Effect.asVoid, die),
+      // ------------------------------------------------------------------------------------------------- budget
+      /**
+       * Adds `counts[i]` to user `userIds[i]`'s count of the window, for many users in one statement; each user's
+       * count after. Rows are locked in user order, so two rounds never wait on each other in a circle.
+       */
+      useBudgets: (hour: Date, userIds: ReadonlyArray<number>, counts: ReadonlyArray<number>) =>
+        userIds.length === 0 ? Effect.succeed(new Map<number, number>()) : sql<{ user_id: number; used: number }>`
+          INSERT INTO alert_budget (user_id, hour, used)
+          SELECT u, ${hour}::timestamptz, n FROM unnest(${userIds}::bigint[], ${counts}::int[]) AS t(u, n) ORDER BY u
+          ON CONFLICT (user_id, hour) DO UPDATE SET used = alert_budget.used + excluded.used
+          RETURNING user_id, used`.pipe(Effect.map((rows) => new Map(rows.map((r) => [Number(r.user_id), r.used]))), die),
+
+      /** Adds overflow (deliveries folded into the window's digest) for many users in one statement. */
+      addOverflows: (hour: Date, userIds: ReadonlyArray<number>, counts: ReadonlyArray<number>) =>
+        userIds.length === 0 ? Effect.void : sql`
+          UPDATE alert_budget b SET overflow = b.overflow + t.n
+          FROM unnest(${userIds}::bigint[], ${counts}::int[]) AS t(u, n)
+          WHERE b.user_id = t.u AND b.hour = ${hour}`.pipe(Effect.asVoid, die),
 
       /** Claims the windows that ended with an overflow and no digest yet (each is claimed by one process). */
       claimDigests: (before: Date) =>
