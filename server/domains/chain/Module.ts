@@ -10,6 +10,7 @@ import type { AppConfig } from "../../platform/Config"
 import type { Bus } from "../../platform/infra/Bus"
 import { defineModule } from "../../platform/Module"
 import { ChainCatalogSeeded } from "./Catalog"
+import { ChainWallets } from "./ChainWallets"
 import { DemoHistory } from "./demo/DemoHistory"
 import { DemoHistoryRepo } from "./demo/HistoryRepo"
 import { ChainRepo } from "./Repo"
@@ -17,7 +18,7 @@ import { ChainSourceLive } from "./SourceLive"
 
 /** What the chain's actors may use: the module's own services, the configuration and the bus. */
 type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus
-const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
+const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, ChainWallets.Default, ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 
 export const ChainModule = defineModule({
