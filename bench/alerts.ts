@@ -79,6 +79,8 @@ const main = async () => {
   try {
     // Users, channel settings and subscriptions, written as the API would store them.
     await app.query(`INSERT INTO users (email, password_hash, email_verified_at) SELECT 'bench' || g || '@example.com', 'x', now() FROM generate_series(1, ${USERS}) g`)
+    // Whale tier for all (an alert fires only with what its owner's tier includes: every type and channel here).
+    await app.query("INSERT INTO tier_grants (user_id, tier, granted_by) SELECT id, 'whale', 'bench' FROM users")
     const userIds = (await app.query<{ id: number }>("SELECT id FROM users ORDER BY id")).map((u) => Number(u.id))
     for (let i = 0; i < userIds.length; i++) {
       const u = userIds[i]!

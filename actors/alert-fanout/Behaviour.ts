@@ -14,8 +14,9 @@ export const AlertFanoutActor = streamActor({
   name: "alert-fanout",
   stream: STREAMS.chainTx,
   schema: FanoutRecordMessage,
-  batch: 512,
-  concurrency: 512,
+  // A whole block (2,400 records at worst) in one read: one sync, one write round, one set of notify messages.
+  batch: 4096,
+  concurrency: 4096,
   behaviour: Effect.gen(function* () {
     const fanout = yield* AlertFanout
     return (message: ChainStreamMessage) => (isRetraction(message) ? fanout.handleRetraction(message) : fanout.handleRecord(message))

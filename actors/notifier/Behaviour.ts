@@ -1,6 +1,6 @@
 /**
- * The notifier actors: `notifier` consumes `notify` (several users at once; one user's deliveries are claimed in
- * the database, so a redelivered message sends nothing twice) and `alert-retrier` (a loop) sends due retries,
+ * The notifier actors: `notifier` consumes `notify` (the handlers of one read share one round of claims, sends and
+ * settles; deliveries are claimed in the database, so a redelivered message sends nothing twice) and `alert-retrier` (a loop) sends due retries,
  * takes over deliveries whose sender died, and sends the digest of each ended budget window.
  */
 import { Effect } from "effect"
@@ -14,15 +14,16 @@ export const NotifierActor = streamActor({
   name: "notifier",
   stream: STREAMS.notify,
   schema: NotifierMessage,
-  // Users are independent (each message is one user's deliveries): handle many at once.
+  // Every handler of a read joins one round (AlertNotifier's batcher): handle them all at once.
   batch: 256,
-  concurrency: 64,
+  concurrency: 256,
   behaviour: Effect.gen(function* () {
     const notifier = yield* AlertNotifier
     return (message: NotifierMessage) => {
       switch (message._tag) {
         case "Deliver":
-          return notifier.deliver(message.user_id, message.delivery_ids)
+        case "DeliverMany":
+          return notifier.deliver(message.delivery_ids)
       }
     }
   })

@@ -77,6 +77,19 @@ export class Entitlements extends Effect.Service<Entitlements>()("app/Entitlemen
       tierOf: Effect.fn("Entitlements.tierOf")(function* (userId: number) {
         return effectiveTier(yield* repo.sourcesOf(userId), yield* now$)
       }),
+      /** The effective tier now of each of these users (one query; `free` for a user with no source). */
+      tiersOf: Effect.fn("Entitlements.tiersOf")(function* (userIds: ReadonlyArray<number>) {
+        const tiers = new Map<number, Tier>(userIds.map((id) => [id, "free"]))
+        if (userIds.length === 0) return tiers
+        const now = yield* now$
+        const byUser = new Map<number, Array<EntitlementRow>>()
+        for (const row of yield* repo.sourcesOfMany(userIds)) {
+          const id = Number(row.user_id)
+          byUser.set(id, [...(byUser.get(id) ?? []), row])
+        }
+        for (const [id, rows] of byUser) tiers.set(id, effectiveTier(rows, now))
+        return tiers
+      }),
       summaryOf: Effect.fn("Entitlements.summaryOf")(function* (userId: number) {
         return summarise(yield* repo.sourcesOf(userId), yield* now$)
       }),

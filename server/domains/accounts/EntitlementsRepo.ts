@@ -35,6 +35,18 @@ export class EntitlementsRepo extends Effect.Service<EntitlementsRepo>()("app/En
           UNION ALL
           SELECT 'trial', tier, NULL, ends_at, NULL, NULL, NULL FROM trials WHERE user_id = ${userId}`.pipe(Effect.orDie),
 
+      /** Every source of many users, in one round trip (alerts check their owners' tiers in bulk). */
+      sourcesOfMany: (userIds: ReadonlyArray<number>) =>
+        sql<EntitlementRow & { readonly user_id: number }>`
+          SELECT user_id, 'grant' AS source, tier, NULL::text AS status, expires_at AS until, NULL::timestamptz AS trial_end,
+                 NULL::text AS provider, NULL::boolean AS cancel_at_period_end
+            FROM tier_grants WHERE user_id = ANY(${userIds}::bigint[])
+          UNION ALL
+          SELECT user_id, 'subscription', tier, status, current_period_end, trial_end, provider, cancel_at_period_end
+            FROM subscriptions WHERE user_id = ANY(${userIds}::bigint[])
+          UNION ALL
+          SELECT user_id, 'trial', tier, NULL, ends_at, NULL, NULL, NULL FROM trials WHERE user_id = ANY(${userIds}::bigint[])`.pipe(Effect.orDie),
+
       upsertGrant: (userId: number, tier: Tier, grantedBy: string, note: string | null) =>
         sql`
           INSERT INTO tier_grants (user_id, tier, granted_by, note) VALUES (${userId}, ${tier}, ${grantedBy}, ${note})

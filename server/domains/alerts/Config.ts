@@ -30,6 +30,8 @@ export class AlertsConfig extends Effect.Service<AlertsConfig>()("app/AlertsConf
       retryScale: yield* Config.number("ALERTS_RETRY_SCALE").pipe(Config.withDefault(1)),
       /** The matching index is reloaded whole this often (besides following the change stream). */
       indexReloadSeconds: yield* int("ALERTS_INDEX_RELOAD_SECONDS", 300),
+      /** How often the fan-out reads its alerts' owners' tiers again (a downgrade pauses higher alert types). */
+      tierRefreshSeconds: yield* int("ALERTS_TIER_REFRESH_SECONDS", 60),
       customWalletCap: yield* int("ALERTS_CUSTOM_WALLET_CAP", 25)
     } as const
   })

@@ -5,8 +5,9 @@
  * convergence, not one per further buyer).
  *
  * Buys older than the longest window any alert asks for (at most a day) are dropped. A retracted record (reorg)
- * is taken out of the window. Transient: it starts empty and is warmed by the records that follow (documented).
- * Pure: times are the records' block times in epoch ms.
+ * is taken out of the window. Pure: times are the records' block times in epoch ms. The fan-out builds one per
+ * round from the buys stored in the database (`alert_convergence_buys`), so every process judges on the same
+ * window and a restart loses nothing; the fire itself is taken in the database (`alert_convergence_fired`).
  */
 import type { ConvergenceParams } from "../../../schema/http/alerts"
 
@@ -25,7 +26,8 @@ export interface Convergence {
   readonly windowStart: number
 }
 
-const MAX_WINDOW_MS = 24 * 3_600_000
+/** The longest window an alert may ask for (1,440 minutes). */
+export const MAX_WINDOW_MS = 24 * 3_600_000
 
 export class ConvergenceWindow {
   private readonly buys = new Map<string, Array<Buy>>()

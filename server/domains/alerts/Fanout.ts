@@ -7,41 +7,65 @@
  * delete, snooze and mute is announced there) before each record; it is also reloaded whole every
  * `ALERTS_INDEX_RELOAD_SECONDS`. Snoozed alerts and muted users are skipped; per-type cooldowns fold a noisy
  * alert's matches (counted, not recorded; its next message says how many). Concurrent handlers share one database
- * write per round (`Batcher`), so a 2,400-record block costs a few statements, not thousands.
+ * write per round (`makeBatcher`), so a 2,400-record block costs a few statements, not thousands.
  */
-import { Deferred, Effect, Exit } from "effect"
-import type { AlertSpec } from "../../../schema/http/alerts"
+import { Deferred, Effect, Exit, FiberId } from "effect"
+import type { AlertSpec, ConvergenceParams } from "../../../schema/http/alerts"
+import type { Tier } from "../../../schema/tiers"
 import { STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../schema/streams"
-import { deliverMessage } from "../../../actors/notifier/Protocol"
+import { deliverManyMessage } from "../../../actors/notifier/Protocol"
 import { Bus } from "../../platform/infra/Bus"
+import { makeBatcher } from "./Batcher"
+import { Entitlements } from "../accounts/Entitlements"
 import { AlertsConfig } from "./Config"
-import { ConvergenceWindow } from "./Convergence"
+import { ConvergenceWindow, MAX_WINDOW_MS, type Convergence } from "./Convergence"
 import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, shortAddress, type Content, type RecordFacts } from "./Format"
 import { isLive, MatchIndex, type Sub } from "./Matching"
 import { ALERT_STREAMS, toSub } from "./Model"
-import { AlertsRepo, type NewDelivery } from "./Repo"
+import { policyOf } from "./Policy"
+import { AlertsRepo, type ConvergenceBuy, type NewDelivery } from "./Repo"
 import { Cooldowns, DEFAULT_COOLDOWNS } from "./Throttle"
+
+/** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
+const NOTIFY_CHUNK = 500
+/** Deliveries recorded per statement. */
+const RECORD_CHUNK = 2000
+
+/** A buy and the convergence alerts watching its token. */
+interface Buy {
+  readonly m: ChainTxMessage
+  readonly at: number
+  readonly subs: ReadonlyArray<Sub>
+}
+
+/** What one handled message adds to a round. */
+interface Matched {
+  readonly items: ReadonlyArray<NewDelivery>
+  readonly buy: Buy | null
+}
 
 export const recordKeyOf = (r: { tx_hash: string; log_index: number; wallet: string; token: string }) => `tx:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
 
 export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default],
+  dependencies: [AlertsRepo.Default, AlertsConfig.Default, Entitlements.Default],
   effect: Effect.gen(function* () {
     const repo = yield* AlertsRepo
     const config = yield* AlertsConfig
+    const entitlements = yield* Entitlements
     const bus = yield* Bus
 
     let index = new MatchIndex()
-    const window = new ConvergenceWindow()
     const cooldowns = new Cooldowns((t) => DEFAULT_COOLDOWNS[t])
     const muted = new Map<number, number>()
-    const labels = new Map<string, string>()
+    /** The owners' tiers (an alert fires only with what its owner's tier includes now); refreshed every minute. */
+    const tiers = new Map<number, Tier>()
+    let tiersAt = 0
     let lastChange = "0-0"
     let loadedAt = 0
     /** Tickets order sync requests: a sync that started after a caller arrived covers that caller. */
     let ticket = 0
     let covered = 0
-    const lock = yield* Effect.makeSemaphore(1)
+    let running: Deferred.Deferred<void> | null = null
 
     const applyUsers = (userIds: ReadonlyArray<number>) =>
       Effect.gen(function* () {
@@ -51,17 +75,35 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         for (const r of rows) if (r.muted_until) muted.set(r.user_id, r.muted_until.getTime())
       })
 
+    const refreshTiers = (userIds: ReadonlyArray<number>) =>
+      Effect.gen(function* () {
+        if (userIds.length === 0) return
+        for (const [id, tier] of yield* entitlements.tiersOf(userIds)) tiers.set(id, tier)
+      })
+    const refreshTiersIfDue = Effect.suspend(() => {
+      // A tier also ends by time (a period end, a trial's end), with no change announced: read them again now and then.
+      if (Date.now() - tiersAt < config.tierRefreshSeconds * 1000) return Effect.void
+      tiersAt = Date.now()
+      return refreshTiers([...tiers.keys()])
+    })
+
     const load = Effect.gen(function* () {
       const [tail] = yield* bus.tail(ALERT_STREAMS.changes, 1)
       const next = new MatchIndex()
-      for (const row of yield* repo.all) {
+      const rows = yield* repo.all
+      for (const row of rows) {
         const sub = toSub(row)
         if (sub) next.upsert(sub)
         cooldowns.seed(row.id, row.last_fired_at?.getTime() ?? null)
       }
       muted.clear()
       for (const m of yield* repo.mutedUsers) muted.set(m.user_id, m.muted_until.getTime())
+      tiers.clear()
+      tiersAt = Date.now()
+      yield* refreshTiers([...new Set(rows.map((r) => Number(r.user_id)))])
       index = next
+      // Buys older than the longest window (and a little clock skew) are of no use.
+      yield* repo.pruneBuys(new Date(Date.now() - MAX_WINDOW_MS - 3_600_000))
       lastChange = tail?.id ?? "0-0"
       loadedAt = Date.now()
       yield* Effect.logInfo(`alert index loaded: ${index.size} alerts`)
@@ -75,64 +117,115 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         const alertIds = [...new Set(changes.filter((c) => c.payload.kind === "alert").map((c) => Number(c.payload.id)))]
         const userIds = [...new Set(changes.filter((c) => c.payload.kind === "user").map((c) => Number(c.payload.id)))]
         if (alertIds.length > 0) {
-          const rows = new Map((yield* repo.byIds(alertIds)).map((r) => [r.id, r]))
+          const found = yield* repo.byIds(alertIds)
+          // A changed alert's owner may have changed tier too (an upgrade, then a new alert of a higher type).
+          yield* refreshTiers([...new Set(found.map((r) => Number(r.user_id)))])
+          const rows = new Map(found.map((r) => [r.id, r]))
           for (const id of alertIds) {
             const row = rows.get(id)
             const sub = row ? toSub(row) : null
             if (sub) index.upsert(sub)
             else index.remove(id)
-            if (!row) {
-              cooldowns.forget(id)
-              window.forget(id)
-            }
+            if (!row) cooldowns.forget(id)
           }
         }
         yield* applyUsers(userIds)
+        yield* refreshTiers(userIds)
         if (changes.length < 1000) return
       }
     })
 
-    /** Brings the index up to date with every change announced before the call (concurrent callers share one sync). */
-    const sync = Effect.suspend(() => {
+    /**
+     * Brings the index up to date with every change announced before the call. Concurrent callers share one sync:
+     * a caller waits for the one running if it started after the caller arrived, else for the next one, and all
+     * waiters of a sync wake together (hundreds of handlers of one read cost one follow).
+     */
+    const sync: Effect.Effect<void> = Effect.suspend(() => {
       const mine = ++ticket
-      return lock.withPermits(1)(Effect.suspend(() => {
+      const step: Effect.Effect<void> = Effect.suspend(() => {
         if (covered >= mine) return Effect.void
-        covered = ticket
-        return Date.now() - loadedAt > config.indexReloadSeconds * 1000 ? load : follow
-      }))
+        if (running !== null) return Deferred.await(running).pipe(Effect.zipRight(step))
+        const done = Deferred.unsafeMake<void>(FiberId.none)
+        running = done
+        const covers = ticket
+        return (Date.now() - loadedAt > config.indexReloadSeconds * 1000 ? load : Effect.zipRight(follow, refreshTiersIfDue)).pipe(
+          Effect.tap(() => Effect.sync(() => {
+            covered = Math.max(covered, covers)
+          })),
+          Effect.onExit((exit) => Effect.suspend(() => {
+            running = null
+            return Deferred.done(done, Exit.asVoid(exit))
+          })),
+          Effect.zipRight(step)
+        )
+      })
+      return step
     })
 
     // ------------------------------------------------------------------------------------------ batched writes
-    let queue: Array<{ items: ReadonlyArray<NewDelivery>; done: Deferred.Deferred<void> }> = []
-    let flushing = false
-    const flushAll: Effect.Effect<void> = Effect.gen(function* () {
-      while (queue.length > 0) {
-        const taken = queue
-        queue = []
-        const exit = yield* Effect.exit(Effect.gen(function* () {
-          const items = taken.flatMap((t) => t.items)
-          const owed: Array<{ id: number; user_id: number }> = []
-          for (let i = 0; i < items.length; i += 2000) owed.push(...(yield* repo.recordDeliveries(items.slice(i, i + 2000))))
-          const byUser = new Map<number, Array<number>>()
-          for (const d of owed) byUser.set(d.user_id, [...(byUser.get(d.user_id) ?? []), d.id])
-          if (byUser.size > 0) yield* bus.publishMany(STREAMS.notify, [...byUser].map(([user, ids]) => deliverMessage(user, ids)))
-          const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
-          yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
-        }))
-        for (const t of taken) yield* Deferred.done(t.done, Exit.isSuccess(exit) ? Exit.void : exit)
-      }
-      flushing = false
-    })
-    const submit = (items: ReadonlyArray<NewDelivery>) =>
+    /**
+     * The handlers of one read share one write: the convergence windows of their buys decided, their deliveries
+     * recorded, the owed ones published on `notify`.
+     */
+    const submit = makeBatcher<Matched>((matched) =>
       Effect.gen(function* () {
-        const done = yield* Deferred.make<void>()
-        queue.push({ items, done })
-        if (!flushing) {
-          flushing = true
-          // Let the other handlers of this read reach the queue first: one write for all of them.
-          yield* Effect.forkDaemon(Effect.yieldNow().pipe(Effect.zipRight(flushAll)))
+        const items = [...matched.flatMap((m) => m.items), ...(yield* convergence(matched.flatMap((m) => (m.buy ? [m.buy] : []))))]
+        // Per part: record, then publish what is owed at once (the notifier starts on it while the next is written).
+        for (let i = 0; i < items.length; i += RECORD_CHUNK) {
+          const owed = yield* repo.recordDeliveries(items.slice(i, i + RECORD_CHUNK))
+          // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
+          const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
+          const messages = []
+          for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
+          if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
         }
-        yield* Deferred.await(done)
+        const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
+        yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+      }))
+
+    /**
+     * Convergence, over the window in the database (shared by every fan-out process, kept across restarts): the
+     * round's buys are stored, the window of their tokens read back, each watching alert judged on it in block-time
+     * order, and a fire taken in the database (at most one per alert, token and window, whichever process asks).
+     */
+    const convergence = (buys: ReadonlyArray<Buy>) =>
+      Effect.gen(function* () {
+        if (buys.length === 0) return []
+        const rows = buys.map((b): ConvergenceBuy => ({ token: b.m.token, key: recordKeyOf(b.m), wallet: b.m.wallet, label: b.m.wallet_label, usd: b.m.usd ?? 0, at: b.at }))
+        yield* repo.addBuys(rows)
+        const times = buys.map((b) => b.at)
+        const stored = yield* repo.buysOf([...new Set(rows.map((r) => r.token))], new Date(Math.min(...times) - MAX_WINDOW_MS), new Date(Math.max(...times)))
+        const window = new ConvergenceWindow()
+        const labels = new Map<string, string>()
+        for (const r of stored) {
+          window.add(r.token, r)
+          if (r.label) labels.set(r.wallet, r.label)
+        }
+        const fires = new Map<string, { sub: Sub; buy: Buy; found: Convergence; params: ConvergenceParams }>()
+        for (const buy of [...buys].sort((a, b) => a.at - b.at)) {
+          for (const sub of buy.subs) {
+            const params = (sub.spec as Extract<AlertSpec, { type: "convergence" }>).params
+            const found = window.evaluate(sub.id, params, buy.m.token, buy.at)
+            const key = `${sub.id}|${buy.m.token}`
+            if (found !== null && !fires.has(key)) fires.set(key, { sub, buy, found, params })
+          }
+        }
+        if (fires.size === 0) return []
+        const taken = yield* repo.takeFires([...fires.values()].map((f) => ({
+          alertId: f.sub.id, token: f.buy.m.token, at: f.buy.at, key: `conv:${recordKeyOf(f.buy.m)}`, windowMs: f.params.window_minutes * 60_000
+        })))
+        const out: Array<NewDelivery> = []
+        for (const f of fires.values()) {
+          const key = `conv:${recordKeyOf(f.buy.m)}`
+          if (!taken.has(`${f.sub.id}|${key}`)) continue
+          const content = contentOfConvergence(f.buy.m, {
+            wallets: f.found.wallets, totalUsd: f.found.totalUsd, windowMinutes: f.params.window_minutes,
+            labels: f.found.wallets.map((w) => labels.get(w) ?? shortAddress(w))
+          })
+          const d = delivery(f.sub, key, content, f.buy.m.ts)
+          if (d) out.push(d)
+        }
+        return out
       })
 
     // -------------------------------------------------------------------------------------------------- matching
@@ -144,54 +237,73 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       const at = Date.parse(eventAt)
       const verdict = cooldowns.take(sub.id, sub.spec.type, Number.isFinite(at) ? at : Date.now())
       if (verdict.verdict === "cooldown") return null
+      // The alerts a record matches share its content: one data object and one JSON text unless a count is added.
+      let shared = sharedData.get(content)
+      if (shared === undefined) {
+        const data = { ...content.data, url: content.url }
+        sharedData.set(content, shared = { data, json: JSON.stringify(data) })
+      }
+      const data = verdict.folded > 0 ? { ...shared.data, folded: verdict.folded } : shared.data
       return {
         alertId: sub.id, userId: sub.userId, type: sub.spec.type, recordKey, title: content.title, summary: content.summary,
-        data: { ...content.data, url: content.url, ...(verdict.folded > 0 ? { folded: verdict.folded } : {}) },
+        data, dataJson: verdict.folded > 0 ? JSON.stringify(data) : shared.json,
         channels: sub.channels, eventAt, status: "pending"
       }
     }
+    const sharedData = new WeakMap<Content, { readonly data: Record<string, unknown>; readonly json: string }>()
 
-    /** The deliveries a record causes (pure apart from the window and cooldown state). */
+    /**
+     * The alert as it may fire now, or null: not snoozed, its owner not muted, its type still in the owner's tier
+     * (a downgraded user's alerts of higher types are paused, not deleted), and only the channels the tier has.
+     */
+    const live = (sub: Sub, now: number): Sub | null => {
+      if (!isLive(sub, now, muted.get(sub.userId))) return null
+      const policy = policyOf(tiers.get(sub.userId) ?? "free")
+      if (!policy.types.includes(sub.spec.type)) return null
+      const channels = sub.channels.filter((c) => policy.channels.includes(c))
+      if (channels.length === 0) return null
+      return channels.length === sub.channels.length ? sub : { ...sub, channels }
+    }
+
+    /** The deliveries a record causes, but for convergence (decided per round over the shared window). */
     const matchRecord = (m: ChainTxMessage, now: number): Array<NewDelivery> => {
       const facts: RecordFacts = m
       const key = recordKeyOf(m)
-      if (m.wallet_label) {
-        if (labels.size > 100_000) labels.clear()
-        labels.set(m.wallet, m.wallet_label)
-      }
       const out: Array<NewDelivery> = []
-      for (const sub of index.matchRecord(m)) {
-        if (!isLive(sub, now, muted.get(sub.userId))) continue
-        const d = delivery(sub, key, contentOfRecord(sub.spec.type as "whale_trade", facts), m.ts)
+      // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert.
+      const contents = new Map<string, Content>()
+      for (const matched of index.matchRecord(m)) {
+        const sub = live(matched, now)
+        if (sub === null) continue
+        let content = contents.get(sub.spec.type)
+        if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
+        const d = delivery(sub, key, content, m.ts)
         if (d) out.push(d)
       }
-      if (m.category === "dex_buy") {
-        const at = Date.parse(m.ts)
-        window.add(m.token, { wallet: m.wallet, at, usd: m.usd ?? 0, key })
-        for (const sub of index.convergenceFor(m)) {
-          if (!isLive(sub, now, muted.get(sub.userId))) continue
-          const params = (sub.spec as Extract<AlertSpec, { type: "convergence" }>).params
-          const c = window.evaluate(sub.id, params, m.token, at)
-          if (c === null) continue
-          const content = contentOfConvergence(facts, { wallets: c.wallets, totalUsd: c.totalUsd, windowMinutes: params.window_minutes, labels: c.wallets.map((w) => labels.get(w) ?? shortAddress(w)) })
-          const d = delivery(sub, `conv:${key}`, content, m.ts)
-          if (d) out.push(d)
-        }
-      }
       return out
+    }
+
+    /** The convergence alerts a buy is for (null: none, or not a buy). */
+    const buyOf = (m: ChainTxMessage, now: number): Buy | null => {
+      if (m.category !== "dex_buy") return null
+      const subs = index.convergenceFor(m).flatMap((sub) => live(sub, now) ?? [])
+      const at = Date.parse(m.ts)
+      return subs.length === 0 || !Number.isFinite(at) ? null : { m, at, subs }
     }
 
     const handleRecord = (m: ChainTxMessage) =>
       Effect.gen(function* () {
         yield* sync
-        const items = matchRecord(m, Date.now())
-        if (items.length > 0) yield* submit(items)
+        const now = Date.now()
+        const items = matchRecord(m, now)
+        const buy = buyOf(m, now)
+        if (items.length > 0 || buy !== null) yield* submit([{ items, buy }])
       })
 
     const handleRetraction = (m: ChainTxRetraction) =>
       Effect.gen(function* () {
         const key = recordKeyOf(m)
-        window.retract(m.token, key)
+        yield* repo.retractBuys([key])
         yield* repo.retract([key, `conv:${key}`])
       })
 
@@ -203,7 +315,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
           e._tag === "IndexValue" ? { _tag: "IndexValue", value: e.value, previous: e.previous }
             : e._tag === "PlaybookEventStatus" ? { _tag: "PlaybookEventStatus", category: e.category, severity: e.severity, status: e.status }
               : { _tag: "PickFlagged", token: e.token.toLowerCase(), symbol: e.symbol, whales: e.whales, conviction: e.conviction }
-        ).filter((s) => isLive(s, now, muted.get(s.userId)))
+        ).flatMap((s) => live(s, now) ?? [])
         if (subs.length === 0) return
         const at = e._tag === "PickFlagged" ? e.flagged_at : e.at
         const items = subs.map((sub) => {
@@ -212,7 +324,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e)
           return delivery(sub, `event:${e.messageId}`, content, at)
         }).filter((d): d is NewDelivery => d !== null)
-        if (items.length > 0) yield* submit(items)
+        if (items.length > 0) yield* submit([{ items, buy: null }])
       })
 
     return {

@@ -8,7 +8,6 @@ import { MessengerBotProcess } from "../../../actors/messenger-bot/Behaviour"
 import { AlertRetrierActor, NotifierActor } from "../../../actors/notifier/Behaviour"
 import type { ActorDef } from "../../../actors/runtime/Actor"
 import { defineModule } from "../../platform/Module"
-import { ChainWallets } from "../chain/CustomWallets"
 import { Alerts } from "./Alerts"
 import { Channels } from "./Channels"
 import { AlertsConfig } from "./Config"
@@ -24,7 +23,7 @@ const actors: ReadonlyArray<ActorDef<AlertFanout | AlertNotifier | AlertsConfig>
 export const AlertsModule = defineModule({
   name: "alerts",
   layer: Layer.mergeAll(
-    AlertsConfig.Default, AlertsRepo.Default, Alerts.Default, Channels.Default, CustomWallets.Default, ChainWallets.Default,
+    AlertsConfig.Default, AlertsRepo.Default, Alerts.Default, Channels.Default, CustomWallets.Default,
     AlertFanout.Default, AlertNotifier.Default
   ),
   routes: AlertRoutes,

@@ -1,6 +1,7 @@
 /**
- * Delivery: the notifier actor's work. A delivery's pending channels are claimed in the database first (so a
- * redelivered `notify` message finds nothing to send), then sent per channel:
+ * Delivery: the notifier actor's work, in rounds. The handlers of one read of `notify` share a round (`Batcher`):
+ * one statement claims every pending channel of their deliveries (so a redelivered message finds nothing to send),
+ * one reads the users' settings, one counts the users' budgets, one settles the outcomes. Per channel:
  *  - console   a `UserEvent` (kind `alert`) on `console.user` → the user's `user:<id>` WebSocket topic;
  *  - messenger `sendMessage` (HTML), paced per chat and globally, honouring 429 `retry_after`; several deliveries
  *              of one batch go out as one message; never to an unbound or disabled chat;
@@ -9,8 +10,16 @@
  * The per-user hourly budget counts deliveries; the overflow is marked `digested` and the retrier sends ONE digest
  * per user and window after it ends. Failed attempts are retried on a schedule; an exhausted one goes to
  * `dlq:notify`. Status, attempts and latency (event time → delivered) are recorded per channel.
+ *
+ * Console and email are settled inside the round (the mail outbox rows and their `sent` in one transaction, so a
+ * crash cannot queue a mail twice). Messenger and webhook sends wait on pacing and on other servers, so the round
+ * hands them to background fibers and returns: one slow endpoint never holds up everyone else's alerts. They stay
+ * claimed (`sending`, a lease) until their outcome is settled, in shared statements; a shutdown gives the ones not
+ * yet tried back to the retrier, due at once. A row tried just before a crash stays claimed until its lease ends and
+ * is then tried again (webhook receivers deduplicate on `webhook-id`).
  */
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, FiberSet } from "effect"
 import { STREAMS } from "../../../schema/streams"
 import { CONSOLE_STREAMS } from "../../../schema/ws"
 import type { AlertType, Channel, ConsoleAlert } from "../../../schema/http/alerts"
@@ -19,26 +28,44 @@ import { AppConfig } from "../../platform/Config"
 import { Bus, deadLetterStream } from "../../platform/infra/Bus"
 import { MailOutbox } from "../../platform/infra/MailOutbox"
 import { Metrics } from "../../platform/ops/Metrics"
+import { makeBatcher } from "./Batcher"
 import { AlertsConfig } from "./Config"
 import { digestOf, emailOf, messengerText, webhookBody } from "./Format"
 import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
-import { AlertsRepo, type ChannelResult, type DeliveryRow } from "./Repo"
+import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, Pacer, WEBHOOK_RETRY_MS } from "./Throttle"
 import { postWebhook } from "./WebhookPost"
 import { signedHeaders } from "./Webhooks"
 
 const LEASE_SECONDS = 300
 const BUNDLE = 10
+/** Webhook POSTs in flight at once, per process. */
+const WEBHOOK_CONCURRENCY = 64
+/** Messenger and webhook sends handed to the background at once, per process; past it a round waits for room. */
+const MAX_BACKGROUND = 20_000
+/** A chat whose next pacing slot is further away than this is not waited for: its rows are retried then. */
+const MAX_PACING_WAIT_MS = 60_000
 const SCHEDULES: Record<Channel, ReadonlyArray<number>> = { messenger: MESSENGER_RETRY_MS, webhook: WEBHOOK_RETRY_MS, email: EMAIL_RETRY_MS, console: [1_000, 5_000] }
+
+/** A channel row and its outcome. */
+interface Outcome {
+  readonly row: DeliveryRow
+  readonly result: ChannelResult
+}
+
+type MessengerSend =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: string; readonly retryable: boolean; readonly blocked: boolean; readonly deferMs?: number }
 
 export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNotifier", {
   dependencies: [AlertsRepo.Default, AlertsConfig.Default, Accounts.Default, MailOutbox.Default],
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const repo = yield* AlertsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
     const bus = yield* Bus
+    const sql = yield* SqlClient.SqlClient
     const outbox = yield* MailOutbox
     const accounts = yield* Accounts
     const metrics = yield* Metrics
@@ -46,25 +73,54 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const pacer = new Pacer({ perChatGapMs: config.messengerPerChatGapMs, globalPerSecond: config.messengerGlobalPerSecond })
     const latency = metrics.histogram("alert_delivery_latency_seconds", "Alert latency from the record's block time (or event time) to delivery, by channel",
       [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600])
-    const outcomes = metrics.counter("alert_deliveries_total", "Alert channel deliveries by channel and outcome")
+    const counter = metrics.counter("alert_deliveries_total", "Alert channel deliveries by channel and outcome")
     const windowMs = config.budgetWindowSeconds * 1000
+    const background = yield* FiberSet.make()
+    const room = yield* Effect.makeSemaphore(MAX_BACKGROUND)
+    const webhookSlots = yield* Effect.makeSemaphore(WEBHOOK_CONCURRENCY)
 
-    const failure = (row: DeliveryRow, error: string, retryable: boolean): ChannelResult => {
+    const failure = (row: DeliveryRow, error: string, retryable: boolean): Outcome => {
       const delay = retryable ? nextRetryDelay(SCHEDULES[row.channel as Channel], row.attempts + 1) : null
-      return delay === null
-        ? { deliveryId: row.id, channel: row.channel, status: "failed", error, retryInMs: null, attempted: true }
-        : { deliveryId: row.id, channel: row.channel, status: "retrying", error, retryInMs: delay * config.retryScale, attempted: true }
+      return {
+        row,
+        result: delay === null
+          ? { deliveryId: row.id, channel: row.channel, status: "failed", error, retryInMs: null, attempted: true }
+          : { deliveryId: row.id, channel: row.channel, status: "retrying", error, retryInMs: delay * config.retryScale, attempted: true }
+      }
     }
-    const ok = (row: DeliveryRow): ChannelResult => ({ deliveryId: row.id, channel: row.channel, status: "sent", error: null, retryInMs: null, attempted: true })
+    const ok = (row: DeliveryRow): Outcome => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "sent", error: null, retryInMs: null, attempted: true } })
+    const untried = (row: DeliveryRow, status: "digested" | "skipped", error: string | null): Outcome =>
+      ({ row, result: { deliveryId: row.id, channel: row.channel, status, error, retryInMs: null, attempted: false } })
     const url = (row: DeliveryRow) => (typeof row.data.url === "string" ? row.data.url : typeof row.data.tx_hash === "string" ? `https://etherscan.io/tx/${row.data.tx_hash}` : null)
     const folded = (row: DeliveryRow) => (typeof row.data.folded === "number" ? row.data.folded : 0)
 
+    /** After the outcomes are stored: metrics, and the exhausted ones copied to the dead-letter stream. */
+    const report = (outcomes: ReadonlyArray<Outcome>) =>
+      Effect.gen(function* () {
+        const now = Date.now()
+        const dead: Array<Record<string, unknown>> = []
+        for (const { row, result } of outcomes) {
+          counter.inc({ channel: result.channel, status: result.status })
+          if (result.status === "sent") latency.observe({ channel: result.channel }, Math.max(0, now - row.event_at.getTime()) / 1000)
+          if (result.status === "failed") {
+            dead.push({ delivery_id: row.id, channel: row.channel, user_id: row.user_id, error: result.error ?? "", attempts: row.attempts + 1 })
+          }
+        }
+        if (dead.length > 0) yield* bus.publishMany(deadLetterStream(STREAMS.notify), dead)
+      })
+
+    /** Settles the background sends' outcomes: concurrent sends share one statement. */
+    const settleLater = makeBatcher<Outcome>((outcomes) =>
+      repo.settle(outcomes.map((o) => o.result)).pipe(Effect.zipRight(report(outcomes))))
+
     /** One messenger send with pacing; a short 429 is waited out and tried again here, a long one is retried later. */
-    const sendMessenger = (chat: string, text: string): Effect.Effect<{ ok: true } | { ok: false; error: string; retryable: boolean; blocked: boolean }> =>
+    const sendMessenger = (chat: string, text: string, tried: () => void): Effect.Effect<MessengerSend> =>
       Effect.gen(function* () {
         for (let attempt = 0; attempt < 3; attempt++) {
           const wait = pacer.reserve(chat, Date.now())
+          if (wait > MAX_PACING_WAIT_MS) return { ok: false as const, error: "paced: chat busy", retryable: true, blocked: false, deferMs: wait }
           if (wait > 0) yield* Effect.sleep(wait)
+          tried()
           const r = yield* messenger.call("sendMessage", { chat_id: chat, text, parse_mode: "HTML", disable_web_page_preview: true })
           if (r.ok) return { ok: true as const }
           if (r.status === 429 && r.retryAfter !== null) {
@@ -77,116 +133,178 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         return { ok: false as const, error: "429: rate limited", retryable: true, blocked: false }
       })
 
-    /** Sends claimed rows of one user. `budget`: count them against the hourly budget (first attempts only). */
-    const sendRows = (userId: number, rows: ReadonlyArray<DeliveryRow>, budget: boolean) =>
+    /** One chat's messenger rows, a message per bundle, in order. `tried` marks rows a send was attempted for. */
+    const messengerChat = (userId: number, chat: string, rows: ReadonlyArray<DeliveryRow>, tried: Set<DeliveryRow>) =>
       Effect.gen(function* () {
-        if (rows.length === 0) return
-        const settings = (yield* repo.settings(userId)) ?? DEFAULT_SETTINGS(userId)
-        const results: Array<ChannelResult> = []
-        let live = rows
-        const counted = [...new Set(rows.filter((r) => !r.test && r.type !== "digest").map((r) => r.id))]
-        if (budget && counted.length > 0) {
-          const hour = new Date(Math.floor(Date.now() / windowMs) * windowMs)
-          const used = yield* repo.useBudget(userId, hour, counted.length)
-          const allowed = Math.max(0, config.budgetPerHour - (used - counted.length))
-          const over = new Set(counted.slice(allowed))
-          if (over.size > 0) {
-            yield* repo.addOverflow(userId, hour, over.size)
-            for (const r of rows) if (over.has(r.id)) results.push({ deliveryId: r.id, channel: r.channel, status: "digested", error: null, retryInMs: null, attempted: false })
-            live = rows.filter((r) => !over.has(r.id))
+        for (let i = 0; i < rows.length; i += BUNDLE) {
+          const part = rows.slice(i, i + BUNDLE)
+          const text = part.map((r) => messengerText({ title: r.title, summary: r.summary, url: url(r) }, { folded: folded(r), test: r.test, baseUrl: app.publicBaseUrl })).join("\n\n")
+          const sent = yield* sendMessenger(chat, text, () => part.forEach((r) => tried.add(r)))
+          if (sent.ok) {
+            yield* settleLater(part.map(ok))
+            continue
+          }
+          if (sent.deferMs !== undefined) {
+            // Not tried: back to the retrier when the chat has room again (no attempt counted).
+            const rest = rows.slice(i)
+            rest.forEach((r) => tried.add(r))
+            yield* settleLater(rest.map((row) => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "retrying", error: sent.error, retryInMs: sent.deferMs!, attempted: false } })))
+            return
+          }
+          yield* settleLater(part.map((r) => failure(r, sent.error, sent.retryable)))
+          if (sent.blocked) {
+            yield* repo.unbindChat(chat)
+            yield* Effect.logWarning(`messenger chat unbound: ${sent.error}`).pipe(Effect.annotateLogs({ user: userId }))
+            const rest = rows.slice(i + BUNDLE)
+            rest.forEach((r) => tried.add(r))
+            yield* settleLater(rest.map((r) => untried(r, "skipped", "messenger chat unbound")))
+            return
           }
         }
-        const byChannel = new Map<Channel, Array<DeliveryRow>>()
-        for (const r of live) {
-          const blocker = channelBlocker(settings, r.channel as Channel, { messengerConfigured: messenger.configured })
-          if (blocker !== null) results.push({ deliveryId: r.id, channel: r.channel, status: "skipped", error: blocker, retryInMs: null, attempted: false })
-          else byChannel.set(r.channel as Channel, [...(byChannel.get(r.channel as Channel) ?? []), r])
-        }
+      })
 
-        const consoleRows = byChannel.get("console") ?? []
-        if (consoleRows.length > 0) {
-          yield* bus.publishMany(CONSOLE_STREAMS.user, consoleRows.map((r) => ({
-            user_id: userId, kind: "alert",
-            data: { delivery_id: r.id, alert_id: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), event_at: r.event_at.toISOString(), test: r.test } satisfies ConsoleAlert
-          })))
-          results.push(...consoleRows.map(ok))
+    const webhookOne = (settings: SettingsRow, r: DeliveryRow, tried: Set<DeliveryRow>) =>
+      webhookSlots.withPermits(1)(Effect.gen(function* () {
+        const id = `alert_${r.id}`
+        const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
+        tried.add(r)
+        const res = yield* Effect.promise(() =>
+          postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate))
+        if ("status" in res && res.status >= 200 && res.status < 300) return yield* settleLater([ok(r)])
+        if ("status" in res && res.status === 410) {
+          yield* repo.patchSettings(r.user_id, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
+          return yield* settleLater([failure(r, "410: endpoint gone; webhook disabled", false)])
         }
+        yield* settleLater([failure(r, "status" in res ? `HTTP ${res.status}` : res.error, true)])
+      }))
 
-        const messengerRows = byChannel.get("messenger") ?? []
-        for (let i = 0; i < messengerRows.length; i += BUNDLE) {
-          const part = messengerRows.slice(i, i + BUNDLE)
-          const text = part.map((r) => messengerText({ title: r.title, summary: r.summary, url: url(r) }, { folded: folded(r), test: r.test, baseUrl: app.publicBaseUrl })).join("\n\n")
-          const sent = yield* sendMessenger(settings.messenger_chat_id!, text)
-          if (sent.ok) results.push(...part.map(ok))
-          else {
-            results.push(...part.map((r) => failure(r, sent.error, sent.retryable)))
-            if (sent.blocked) {
-              yield* repo.unbindChat(settings.messenger_chat_id!)
-              yield* Effect.logWarning(`messenger chat unbound: ${sent.error}`).pipe(Effect.annotateLogs({ user: userId }))
+    /**
+     * Runs a slow send in the background, holding room for its rows; if it is stopped (a shutdown) the rows it never
+     * tried go back to the retrier, due now.
+     */
+    const inBackground = (rows: ReadonlyArray<DeliveryRow>, send: (tried: Set<DeliveryRow>) => Effect.Effect<void>) =>
+      Effect.gen(function* () {
+        const permits = Math.min(rows.length, MAX_BACKGROUND)
+        yield* room.take(permits)
+        const tried = new Set<DeliveryRow>()
+        const work = send(tried).pipe(
+          Effect.onInterrupt(() =>
+            repo.release(rows.filter((r) => !tried.has(r)).map((r) => ({ deliveryId: r.id, channel: r.channel }))).pipe(Effect.catchAllCause(Effect.logError))),
+          Effect.catchAllCause((cause) => Effect.logError("alert send failed; its rows are retried when their lease ends", cause)),
+          Effect.ensuring(room.release(permits))
+        )
+        yield* FiberSet.run(background, work)
+      })
+
+    /**
+     * Sends claimed rows, of any number of users, in one round. `budget`: count them against the users' hourly
+     * budgets (first attempts only).
+     */
+    const sendAll = (rows: ReadonlyArray<DeliveryRow>, budget: boolean) =>
+      Effect.gen(function* () {
+        if (rows.length === 0) return
+        const users = [...new Set(rows.map((r) => r.user_id))].sort((a, b) => a - b)
+        const stored = new Map((yield* repo.settingsOf(users)).map((s) => [Number(s.user_id), s]))
+        const settingsOf = (userId: number) => stored.get(userId) ?? DEFAULT_SETTINGS(userId)
+        const now: Array<Outcome> = []
+        let live = rows
+
+        if (budget) {
+          const counted = new Map<number, Array<number>>()
+          for (const r of rows) {
+            if (r.test || r.type === "digest") continue
+            const ids = counted.get(r.user_id) ?? []
+            if (!ids.includes(r.id)) ids.push(r.id)
+            counted.set(r.user_id, ids)
+          }
+          const countedUsers = [...counted.keys()].sort((a, b) => a - b)
+          if (countedUsers.length > 0) {
+            const hour = new Date(Math.floor(Date.now() / windowMs) * windowMs)
+            const used = yield* repo.useBudgets(hour, countedUsers, countedUsers.map((u) => counted.get(u)!.length))
+            const over = new Set<number>()
+            const overUsers: Array<number> = []
+            for (const u of countedUsers) {
+              const ids = counted.get(u)!
+              const after = used.get(u) ?? ids.length
+              const fold = ids.slice(Math.max(0, config.budgetPerHour - (after - ids.length)))
+              if (fold.length === 0) continue
+              overUsers.push(u)
+              for (const id of fold) over.add(id)
+            }
+            if (overUsers.length > 0) {
+              yield* repo.addOverflows(hour, overUsers, overUsers.map((u) => counted.get(u)!.filter((id) => over.has(id)).length))
+              for (const r of rows) if (over.has(r.id)) now.push(untried(r, "digested", null))
+              live = rows.filter((r) => !over.has(r.id))
             }
           }
         }
 
-        const emailRows = byChannel.get("email") ?? []
-        if (emailRows.length > 0) {
-          const me = yield* accounts.me(userId).pipe(Effect.option)
-          const address = me._tag === "Some" ? (me.value as { email?: string }).email : undefined
-          if (!address) results.push(...emailRows.map((r) => failure(r, "no email address", false)))
-          else for (let i = 0; i < emailRows.length; i += BUNDLE) {
-            const part = emailRows.slice(i, i + BUNDLE)
-            const mails = part.map((r) => emailOf({ title: r.title, summary: r.summary, url: url(r) }, app.publicBaseUrl, { folded: folded(r) }))
-            const subject = part.length === 1 ? mails[0]!.subject : `[Whale alert] ${part.length} alerts: ${part[0]!.title}`
-            yield* outbox.insert({
-              kind: "alert", userId, to: address, subject, sensitive: false,
-              text: mails.map((m) => `${m.subject.replace("[Whale alert] ", "")}\n${m.text}`).join("\n\n----\n\n"),
-              html: mails.map((m) => m.html).join("<hr>")
+        const byChannel: Record<Channel, Array<DeliveryRow>> = { console: [], email: [], messenger: [], webhook: [] }
+        for (const r of live) {
+          const blocker = channelBlocker(settingsOf(r.user_id), r.channel as Channel, { messengerConfigured: messenger.configured })
+          if (blocker !== null) now.push(untried(r, "skipped", blocker))
+          else byChannel[r.channel as Channel].push(r)
+        }
+
+        // Console: one publish for every user of the round.
+        if (byChannel.console.length > 0) {
+          yield* bus.publishMany(CONSOLE_STREAMS.user, byChannel.console.map((r) => ({
+            user_id: r.user_id, kind: "alert",
+            data: { delivery_id: r.id, alert_id: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), event_at: r.event_at.toISOString(), test: r.test } satisfies ConsoleAlert
+          })))
+          now.push(...byChannel.console.map(ok))
+        }
+
+        // Email: a mail per user and bundle, queued in the outbox in the transaction that settles the round.
+        const mails: Array<Parameters<typeof outbox.insert>[0]> = []
+        const emailUsers = [...new Set(byChannel.email.map((r) => r.user_id))]
+        const addresses = new Map(yield* Effect.forEach(emailUsers, (u) =>
+          accounts.me(u).pipe(Effect.option, Effect.map((me) => [u, me._tag === "Some" ? (me.value as { email?: string }).email : undefined] as const)), { concurrency: 8 }))
+        for (const u of emailUsers) {
+          const own = byChannel.email.filter((r) => r.user_id === u)
+          const address = addresses.get(u)
+          if (!address) {
+            now.push(...own.map((r) => failure(r, "no email address", false)))
+            continue
+          }
+          for (let i = 0; i < own.length; i += BUNDLE) {
+            const part = own.slice(i, i + BUNDLE)
+            const content = part.map((r) => emailOf({ title: r.title, summary: r.summary, url: url(r) }, app.publicBaseUrl, { folded: folded(r) }))
+            mails.push({
+              kind: "alert", userId: u, to: address, sensitive: false,
+              subject: part.length === 1 ? content[0]!.subject : `[Whale alert] ${part.length} alerts: ${part[0]!.title}`,
+              text: content.map((m) => `${m.subject.replace("[Whale alert] ", "")}\n${m.text}`).join("\n\n----\n\n"),
+              html: content.map((m) => m.html).join("<hr>")
             })
-            results.push(...part.map(ok))
+            now.push(...part.map(ok))
           }
         }
 
-        for (const r of byChannel.get("webhook") ?? []) {
-          const id = `alert_${r.id}`
-          const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
-          const res = yield* Effect.promise(() =>
-            postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate))
-          if ("status" in res && res.status >= 200 && res.status < 300) results.push(ok(r))
-          else if ("status" in res && res.status === 410) {
-            yield* repo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
-            results.push(failure(r, "410: endpoint gone; webhook disabled", false))
-          } else results.push(failure(r, "status" in res ? `HTTP ${res.status}` : res.error, true))
+        const results = now.map((o) => o.result)
+        if (mails.length > 0) {
+          yield* sql.withTransaction(Effect.forEach(mails, outbox.insert, { discard: true }).pipe(Effect.zipRight(repo.settle(results)))).pipe(Effect.orDie)
+        } else yield* repo.settle(results)
+        yield* report(now)
+
+        // Messenger (per chat, paced) and webhooks: in the background, settled as they finish.
+        for (const u of users) {
+          const own = byChannel.messenger.filter((r) => r.user_id === u)
+          if (own.length > 0) yield* inBackground(own, (tried) => messengerChat(u, settingsOf(u).messenger_chat_id!, own, tried))
         }
-
-        yield* repo.settle(results)
-        const now = Date.now()
-        for (const res of results) {
-          outcomes.inc({ channel: res.channel, status: res.status })
-          const row = rows.find((x) => x.id === res.deliveryId && x.channel === res.channel)!
-          if (res.status === "sent") latency.observe({ channel: res.channel }, Math.max(0, now - row.event_at.getTime()) / 1000)
-          if (res.status === "failed") {
-            yield* bus.publish(deadLetterStream(STREAMS.notify), { delivery_id: res.deliveryId, channel: res.channel, user_id: userId, error: res.error ?? "", attempts: row.attempts + 1 })
-          }
+        for (const r of byChannel.webhook) {
+          const settings = settingsOf(r.user_id)
+          yield* inBackground([r], (tried) => webhookOne(settings, r, tried))
         }
-      }).pipe(Effect.annotateLogs({ user: userId }))
-
-    const groupByUser = (rows: ReadonlyArray<DeliveryRow>) => {
-      const m = new Map<number, Array<DeliveryRow>>()
-      for (const r of rows) m.set(r.user_id, [...(m.get(r.user_id) ?? []), r])
-      return m
-    }
-
-    /** A `Deliver` message: claim what is still pending, send it. */
-    const deliver = (userId: number, ids: ReadonlyArray<number>) =>
-      Effect.gen(function* () {
-        const rows = yield* repo.claimPending(ids, LEASE_SECONDS)
-        for (const [user, own] of groupByUser(rows)) yield* sendRows(user, own, true)
-        void userId
       })
+
+    /** The rounds of `Deliver` messages: every handler of a read adds its ids; one claim, one send round. */
+    const deliverRound = makeBatcher<number>((ids) =>
+      repo.claimPending([...new Set(ids)], LEASE_SECONDS).pipe(Effect.flatMap((rows) => sendAll(rows, true))))
 
     /** The retrier's round: due retries (and expired leases), then the digests of ended budget windows. */
     const retryRound = Effect.gen(function* () {
-      const due = yield* repo.claimDue(200, LEASE_SECONDS)
-      yield* Effect.forEach(groupByUser(due), ([user, own]) => sendRows(user, own, false), { concurrency: 8, discard: true })
+      const due = yield* repo.claimDue(500, LEASE_SECONDS)
+      yield* sendAll(due, false)
       const windowStart = Math.floor(Date.now() / windowMs) * windowMs
       for (const d of yield* repo.claimDigests(new Date(windowStart))) {
         const items = yield* repo.digestedIn(d.user_id, d.hour, new Date(d.hour.getTime() + windowMs + 60_000))
@@ -199,11 +317,16 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           summary: content.summary, data: { url: content.url, overflow: d.overflow, window_start: d.hour.toISOString() }, channels,
           eventAt: new Date().toISOString(), status: "pending"
         }])
-        yield* sendRows(d.user_id, yield* repo.claimPending([row!.id], LEASE_SECONDS), false)
+        yield* sendAll(yield* repo.claimPending([row!.id], LEASE_SECONDS), false)
       }
       return due.length
     })
 
-    return { deliver, retryRound, messengerConfigured: messenger.configured } as const
+    return {
+      /** A `Deliver` message's deliveries: claim what is still pending, send it (shared with concurrent callers). */
+      deliver: (ids: ReadonlyArray<number>) => deliverRound(ids),
+      retryRound,
+      messengerConfigured: messenger.configured
+    } as const
   })
 }) {}

@@ -39,11 +39,23 @@ export interface NewDelivery {
   readonly title: string
   readonly summary: string
   readonly data: Record<string, unknown>
+  /** `data` as JSON when the caller has it already (deliveries of one record share it). */
+  readonly dataJson?: string
   readonly channels: ReadonlyArray<string>
   readonly eventAt: string
   /** `pending` to send, `cooldown` to record only. */
   readonly status: "pending" | "cooldown"
   readonly test?: boolean
+}
+
+/** A whale buy in a convergence window (times in epoch ms). */
+export interface ConvergenceBuy {
+  readonly token: string
+  readonly key: string
+  readonly wallet: string
+  readonly label: string | null
+  readonly usd: number
+  readonly at: number
 }
 
 export interface DeliveryRow {
@@ -215,7 +227,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           WITH input AS (
             SELECT * FROM unnest(${ds.map((d) => d.alertId)}::bigint[], ${ds.map((d) => d.userId)}::bigint[], ${ds.map((d) => d.type)}::text[],
               ${ds.map((d) => d.recordKey)}::text[], ${ds.map((d) => d.title)}::text[], ${ds.map((d) => d.summary)}::text[],
-              ${ds.map((d) => JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
+              ${ds.map((d) => d.dataJson ?? JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
               ${ds.map((d) => d.eventAt)}::timestamptz[], ${ds.map((d) => d.status)}::text[], ${ds.map((d) => d.test === true)}::boolean[])
               AS t(alert_id, user_id, type, record_key, title, summary, data, channels, event_at, status, test)
           ), ins AS (
@@ -298,16 +310,34 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           FROM alert_deliveries d WHERE d.user_id = ${userId}
           ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`.pipe(die),
 
-      // ------------------------------------------------------------------------------------------------- budget
-      /** Adds `n` to the user's count of the window; the count after. */
-      useBudget: (userId: number, hour: Date, n: number) =>
-        sql<{ used: number }>`
-          INSERT INTO alert_budget (user_id, hour, used) VALUES (${userId}, ${hour}, ${n})
-          ON CONFLICT (user_id, hour) DO UPDATE SET used = alert_budget.used + ${n}
-          RETURNING used`.pipe(Effect.map((r) => r[0]!.used), die),
+      /**
+       * Gives claimed channels that were never tried back to the retrier, due now (their sender stopped before
+       * sending: a shutdown). Only `sending` rows are touched, so a row settled meanwhile keeps its outcome.
+       */
+      release: (keys: ReadonlyArray<{ readonly deliveryId: number; readonly channel: string }>) =>
+        keys.length === 0 ? Effect.void : sql`
+          UPDATE alert_delivery_channels c SET status = 'retrying', next_attempt_at = now()
+          FROM unnest(${keys.map((k) => k.deliveryId)}::bigint[], ${keys.map((k) => k.channel)}::text[]) AS t(delivery_id, channel)
+          WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND c.status = 'sending'`.pipe(Effect.asVoid, die),
 
-      addOverflow: (userId: number, hour: Date, n: number) =>
-        sql`UPDATE alert_budget SET overflow = overflow + ${n} WHERE user_id = ${userId} AND hour = ${hour}`.pipe(Effect.asVoid, die),
+      // ------------------------------------------------------------------------------------------------- budget
+      /**
+       * Adds `counts[i]` to user `userIds[i]`'s count of the window, for many users in one statement; each user's
+       * count after. Rows are locked in user order, so two rounds never wait on each other in a circle.
+       */
+      useBudgets: (hour: Date, userIds: ReadonlyArray<number>, counts: ReadonlyArray<number>) =>
+        userIds.length === 0 ? Effect.succeed(new Map<number, number>()) : sql<{ user_id: number; used: number }>`
+          INSERT INTO alert_budget (user_id, hour, used)
+          SELECT u, ${hour}::timestamptz, n FROM unnest(${userIds}::bigint[], ${counts}::int[]) AS t(u, n) ORDER BY u
+          ON CONFLICT (user_id, hour) DO UPDATE SET used = alert_budget.used + excluded.used
+          RETURNING user_id, used`.pipe(Effect.map((rows) => new Map(rows.map((r) => [Number(r.user_id), r.used]))), die),
+
+      /** Adds overflow (deliveries folded into the window's digest) for many users in one statement. */
+      addOverflows: (hour: Date, userIds: ReadonlyArray<number>, counts: ReadonlyArray<number>) =>
+        userIds.length === 0 ? Effect.void : sql`
+          UPDATE alert_budget b SET overflow = b.overflow + t.n
+          FROM unnest(${userIds}::bigint[], ${counts}::int[]) AS t(u, n)
+          WHERE b.user_id = t.u AND b.hour = ${hour}`.pipe(Effect.asVoid, die),
 
       /** Claims the windows that ended with an overflow and no digest yet (each is claimed by one process). */
       claimDigests: (before: Date) =>
@@ -322,6 +352,46 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           SELECT DISTINCT d.id, d.title FROM alert_deliveries d JOIN alert_delivery_channels c ON c.delivery_id = d.id
           WHERE d.user_id = ${userId} AND c.status = 'digested' AND d.created_at >= ${from} AND d.created_at < ${to}
           ORDER BY d.id`.pipe(die),
+
+      // -------------------------------------------------------------------------------------------- convergence
+      /** Stores buys of watched tokens (a redelivered record's again is a no-op). */
+      addBuys: (buys: ReadonlyArray<ConvergenceBuy>) =>
+        buys.length === 0 ? Effect.void : sql`
+          INSERT INTO alert_convergence_buys (token, record_key, wallet, label, usd, at)
+          SELECT * FROM unnest(${buys.map((b) => b.token)}::text[], ${buys.map((b) => b.key)}::text[], ${buys.map((b) => b.wallet)}::text[],
+                               ${buys.map((b) => b.label)}::text[], ${buys.map((b) => b.usd)}::float8[], ${buys.map((b) => new Date(b.at).toISOString())}::timestamptz[])
+          ON CONFLICT (token, record_key) DO NOTHING`.pipe(Effect.asVoid, die),
+
+      /** The stored buys of these tokens in [from, to]. */
+      buysOf: (tokens: ReadonlyArray<string>, from: Date, to: Date) =>
+        sql<{ token: string; record_key: string; wallet: string; label: string | null; usd: number; at: Date }>`
+          SELECT token, record_key, wallet, label, usd, at FROM alert_convergence_buys
+          WHERE token = ANY(${tokens}::text[]) AND at >= ${from} AND at <= ${to} ORDER BY at`.pipe(
+          Effect.map((rows) => rows.map((r): ConvergenceBuy => ({ token: r.token, key: r.record_key, wallet: r.wallet, label: r.label, usd: Number(r.usd), at: r.at.getTime() }))), die),
+
+      /**
+       * Takes the fires that are still free: an alert fires for a token at most once per its window, whichever
+       * process asks; the record that fired may take it again. The taken ones, as `alertId|recordKey`.
+       */
+      takeFires: (fires: ReadonlyArray<{ readonly alertId: number; readonly token: string; readonly at: number; readonly key: string; readonly windowMs: number }>) =>
+        fires.length === 0 ? Effect.succeed(new Set<string>()) : sql<{ alert_id: number; record_key: string }>`
+          INSERT INTO alert_convergence_fired AS f (alert_id, token, fired_at, quiet_until, record_key)
+          SELECT i.a, i.t, i.at, i.at + make_interval(secs => i.ms / 1000.0), i.k
+          FROM unnest(${fires.map((f) => f.alertId)}::bigint[], ${fires.map((f) => f.token)}::text[], ${fires.map((f) => new Date(f.at).toISOString())}::timestamptz[],
+                      ${fires.map((f) => f.windowMs)}::float8[], ${fires.map((f) => f.key)}::text[]) AS i(a, t, at, ms, k)
+          JOIN alert_subscriptions s ON s.id = i.a
+          ORDER BY i.a, i.t
+          ON CONFLICT (alert_id, token) DO UPDATE SET fired_at = excluded.fired_at, quiet_until = excluded.quiet_until, record_key = excluded.record_key
+          WHERE f.record_key = excluded.record_key OR f.quiet_until <= excluded.fired_at
+          RETURNING alert_id, record_key`.pipe(Effect.map((rows) => new Set(rows.map((r) => `${Number(r.alert_id)}|${r.record_key}`))), die),
+
+      /** Reorg retractions: these records' buys leave the window. */
+      retractBuys: (keys: ReadonlyArray<string>) =>
+        sql`DELETE FROM alert_convergence_buys WHERE record_key = ANY(${keys}::text[])`.pipe(Effect.asVoid, die),
+
+      /** Drops buys older than every window. */
+      pruneBuys: (before: Date) =>
+        sql`DELETE FROM alert_convergence_buys WHERE at < ${before}`.pipe(Effect.asVoid, die),
 
       // ----------------------------------------------------------------------------------------- custom wallets
       wallets: (userId: number) =>

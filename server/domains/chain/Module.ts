@@ -12,6 +12,7 @@ import type { Metrics } from "../../platform/ops/Metrics"
 import { defineModule } from "../../platform/Module"
 import { ChainCatalogSeeded } from "./Catalog"
 import { Chain } from "./Chain"
+import { ChainWallets } from "./ChainWallets"
 import { DemoHistory } from "./demo/DemoHistory"
 import { DemoHistoryRepo } from "./demo/HistoryRepo"
 import { ChainRepo } from "./Repo"
@@ -19,7 +20,9 @@ import { ChainSourceLive } from "./SourceLive"
 
 /** What the chain's actors may use: the module's own services, the configuration, the bus and the metrics. */
 type ActorServices = Layer.Layer.Success<typeof layer> | AppConfig | Bus | Metrics
-const layer = Layer.mergeAll(ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainCatalogSeeded, DemoHistoryRepo.Default, DemoHistory.Default)
+const layer = Layer.mergeAll(
+  ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainWallets.Default, ChainCatalogSeeded,
+  DemoHistoryRepo.Default, DemoHistory.Default)
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 
 export const ChainModule = defineModule({

@@ -220,6 +220,22 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           WHERE (address_labels.name, address_labels.category, address_labels.exchange, address_labels.venue)
             IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.category, EXCLUDED.exchange, EXCLUDED.venue)`.pipe(Effect.asVoid, Effect.orDie),
 
+      /** A custom request to monitor an address (idempotent); seed and imported rows are never touched. */
+      trackCustomWallet: (address: string, label: string) =>
+        sql`
+          INSERT INTO tracked_wallets (address, label, cohort, source) VALUES (${address}, ${label}, 'mid', 'custom')
+          ON CONFLICT (address) DO UPDATE SET active = true WHERE tracked_wallets.source = 'custom'`.pipe(Effect.asVoid, Effect.orDie),
+
+      untrackCustomWallet: (address: string) =>
+        sql`UPDATE tracked_wallets SET active = false WHERE address = ${address} AND source = 'custom'`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** An address's label (exchange, router, …) and tracked-wallet row, when it has them. */
+      addressFacts: (address: string) =>
+        Effect.all({
+          label: sql<{ category: string; name: string }>`SELECT category, name FROM address_labels WHERE address = ${address}`,
+          tracked: sql<{ label: string; source: string; active: boolean }>`SELECT label, source, active FROM tracked_wallets WHERE address = ${address}`
+        }).pipe(Effect.map(({ label, tracked }) => ({ label: label[0] ?? null, tracked: tracked[0] ?? null })), Effect.orDie),
+
       activeWallets: sql<{ address: string; label: string }>`
         SELECT address, label FROM tracked_wallets WHERE active`.pipe(Effect.orDie),
 

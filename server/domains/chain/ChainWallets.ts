@@ -1,0 +1,37 @@
+/**
+ * The chain domain's door for wallets other domains ask it to monitor (alerts' custom wallets): they join
+ * `tracked_wallets` with source `custom`, so the block listener records them from its next block (it reloads the
+ * tracked set when the table changes). Seed and imported wallets are never touched: a custom request for an
+ * address already tracked changes nothing, and untracking only deactivates rows that custom requests created.
+ * Other domains use this service, never the chain's tables; its SQL is the chain's `Repo.ts`.
+ */
+import { Effect } from "effect"
+import { ChainRepo } from "./Repo"
+
+export class ChainWallets extends Effect.Service<ChainWallets>()("app/ChainWallets", {
+  dependencies: [ChainRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ChainRepo
+    return {
+      /** Starts monitoring an address (idempotent). */
+      trackCustom: Effect.fn("ChainWallets.trackCustom")(function* (address: string, label: string) {
+        yield* repo.trackCustomWallet(address, label)
+      }),
+
+      /** Stops monitoring an address that only custom requests had asked for. */
+      untrackCustom: Effect.fn("ChainWallets.untrackCustom")(function* (address: string) {
+        yield* repo.untrackCustomWallet(address)
+      }),
+
+      /** What the chain knows about an address: a labelled exchange or router, a tracked wallet, or nothing. */
+      describe: Effect.fn("ChainWallets.describe")(function* (address: string) {
+        const { label, tracked } = yield* repo.addressFacts(address)
+        return {
+          labelCategory: label?.category ?? null,
+          labelName: label?.name ?? null,
+          tracked: tracked ? { label: tracked.label, source: tracked.source, active: tracked.active } : null
+        }
+      })
+    } as const
+  })
+}) {}
