@@ -28,6 +28,7 @@ import { ChainRepo, type StoredBlock, type StoredTx } from "../../server/domains
 import { prefetching } from "../../server/domains/chain/Prefetch"
 import { BlockNotFound, ChainSource, type ChainSourceShape } from "../../server/domains/chain/Source"
 import type { ChainBlock } from "../../server/domains/chain/Types"
+import { rereadUnknownTokens } from "../../server/domains/chain/TokenRereads"
 import { toChainTxMessage, toRetraction } from "../../server/domains/chain/Wire"
 import { AppConfig } from "../../server/platform/Config"
 import { Bus } from "../../server/platform/infra/Bus"
@@ -181,6 +182,7 @@ const life = (actor: ActorHandle) =>
       }).pipe(Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed("later" as const)))
 
     let lag = -1
+    let lastReread = 0
     while (true) {
       actor.heartbeat()
       const latest = yield* head
@@ -192,6 +194,11 @@ const life = (actor: ActorHandle) =>
         actor.update({ lag })
       }
       if (next > target) {
+        // Caught up: the spare time goes to tokens stored as unknown that are due for another read.
+        if (Date.now() - lastReread >= settings.tokenRereadMs) {
+          lastReread = Date.now()
+          yield* rereadUnknownTokens(source, session.context().tokens)
+        }
         yield* nextHead
         continue
       }

@@ -60,6 +60,8 @@ const chainSettings = Config.all({
   /** Back-off of failing RPC calls: first delay, doubling up to the cap, forever (a block is never skipped). */
   retryBaseMs: Config.integer("CHAIN_RETRY_BASE_MS").pipe(Config.withDefault(500)),
   retryMaxMs: Config.integer("CHAIN_RETRY_MAX_MS").pipe(Config.withDefault(30_000)),
+  /** How often the listener, when caught up, reads again the tokens stored as unknown that are due (TokenRereads.ts). */
+  tokenRereadMs: Config.integer("CHAIN_TOKEN_REREAD_MS").pipe(Config.withDefault(60_000)),
   /** Blocks fetched ahead while catching up or backfilling (0: one block at a time). */
   prefetchBlocks: Config.integer("CHAIN_PREFETCH_BLOCKS").pipe(Config.withDefault(8)),
   /** Demo chain: time between blocks, generator seed, and the history a first start ingests (blocks). */

@@ -72,6 +72,8 @@ export interface RpcReplayServer {
   /** Every block number served (recorded and synthetic), ascending. */
   readonly numbers: ReadonlyArray<number>
   clearReorgs(): void
+  /** Answers symbol()/decimals() for a token from now on (a contract that stopped reverting, for re-read tests). */
+  addToken(address: string, symbol: string, decimals: number): void
   close(): Promise<void>
 }
 
@@ -350,6 +352,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     },
     clearFaults: () => { faults.length = 0 },
     clearReorgs: () => reorged.clear(),
+    addToken: (address, symbol, decimals) => { tokens.set(address.toLowerCase(), { chainId: 1, address, symbol, decimals }) },
     close: () => new Promise<void>((ok) => {
       for (const socket of sockets.clients) socket.terminate()
       sockets.close()

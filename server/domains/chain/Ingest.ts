@@ -48,6 +48,12 @@ export class TokenCache {
     return learned
   }
 
+  /** A token stored as unknown that a later read resolved: decoding uses its metadata from now on. */
+  resolved(token: ResolvedToken): void {
+    const known = this.#known.get(token.address)
+    if (known === undefined || known.decimals === null || known.symbol === UNKNOWN_TOKEN.symbol) this.#known.set(token.address, token)
+  }
+
   /** Reads the metadata of the given tokens not known yet (four at a time). Never fails. */
   resolve(source: ChainSourceShape, addresses: Iterable<string>): Effect.Effect<void> {
     const missing = [...new Set([...addresses].map((a) => a.toLowerCase()))].filter((a) => !this.#known.has(a))

@@ -67,6 +67,9 @@ export type InsertMode = "authoritative" | "keep-existing"
 const RETURNING = `RETURNING id, tx_hash, log_index, block_number, ts, wallet, token, symbol, category, amount::text AS amount,
   usd, price_usd, counter_token, counter_symbol, venue, source`
 
+/** The first re-read of a token stored as unknown (then back-off: TokenRereads.ts). */
+export const TOKEN_REREAD_FIRST_SECONDS = 300
+
 const key = (r: WhaleRecord) => `${r.txHash}:${r.logIndex}:${r.wallet}:${r.token}`
 
 export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
@@ -193,14 +196,15 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
       /** Tokens: the seed overwrites what it names; tokens read from the chain never overwrite the seed. Unchanged rows are not rewritten. */
       upsertTokens: (tokens: ReadonlyArray<ResolvedToken & { readonly source: "seed" | "chain" | "unknown" }>) =>
         tokens.length === 0 ? Effect.void : sql`
-          INSERT INTO tokens (address, symbol, decimals, stable, eth_derivative, blacklisted, source)
-          SELECT * FROM unnest(${tokens.map((t) => t.address)}::text[], ${tokens.map((t) => t.symbol)}::text[],
+          INSERT INTO tokens (address, symbol, decimals, stable, eth_derivative, blacklisted, source, next_read_at)
+          SELECT t.*, CASE WHEN t.source = 'unknown' THEN now() + ${`${TOKEN_REREAD_FIRST_SECONDS} seconds`}::interval END
+          FROM unnest(${tokens.map((t) => t.address)}::text[], ${tokens.map((t) => t.symbol)}::text[],
             ${tokens.map((t) => t.decimals)}::int[], ${tokens.map((t) => t.stable)}::bool[],
             ${tokens.map((t) => t.eth_derivative)}::bool[], ${tokens.map((t) => t.blacklisted)}::bool[],
-            ${tokens.map((t) => t.source)}::text[])
+            ${tokens.map((t) => t.source)}::text[]) AS t(address, symbol, decimals, stable, eth_derivative, blacklisted, source)
           ON CONFLICT (address) DO UPDATE SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, stable = EXCLUDED.stable,
             eth_derivative = EXCLUDED.eth_derivative, blacklisted = EXCLUDED.blacklisted, source = EXCLUDED.source,
-            updated_at = now()
+            next_read_at = EXCLUDED.next_read_at, updated_at = now()
           WHERE (EXCLUDED.source = 'seed' OR tokens.source <> 'seed')
             AND (tokens.symbol, tokens.decimals, tokens.stable, tokens.eth_derivative, tokens.blacklisted, tokens.source)
               IS DISTINCT FROM (EXCLUDED.symbol, EXCLUDED.decimals, EXCLUDED.stable, EXCLUDED.eth_derivative, EXCLUDED.blacklisted, EXCLUDED.source)`
@@ -284,6 +288,31 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           SELECT address, symbol FROM tokens
           WHERE (address = ${query.toLowerCase()} OR upper(symbol) = upper(${query})) AND NOT blacklisted AND source <> 'unknown'
           ORDER BY (address = ${query.toLowerCase()}) DESC, source = 'seed' DESC, address LIMIT 5`.pipe(Effect.orDie),
+      /** Unknown tokens due for another read of their metadata, soonest first. */
+      unknownTokensDue: (limit: number) =>
+        sql<{ address: string; read_attempts: number }>`
+          SELECT address, read_attempts FROM tokens WHERE source = 'unknown' AND next_read_at <= now()
+          ORDER BY next_read_at LIMIT ${limit}`.pipe(Effect.orDie),
+      /**
+       * An unknown token resolved: its metadata stored (source 'chain'), and its stored records given the symbol,
+       * the decimals and the amount those imply (amount_raw scaled). Only while it is still unknown (a seed or an
+       * earlier resolution wins). Returns how many records changed, or null when the token was no longer unknown.
+       */
+      resolveUnknownToken: (address: string, symbol: string, decimals: number) =>
+        Effect.gen(function* () {
+          const updated = yield* sql`UPDATE tokens SET symbol = ${symbol}, decimals = ${decimals}, source = 'chain',
+              read_attempts = read_attempts + 1, next_read_at = NULL, updated_at = now()
+            WHERE address = ${address} AND source = 'unknown' RETURNING address`
+          if (updated.length === 0) return null
+          const records = yield* sql`UPDATE whale_tx SET symbol = ${symbol}, decimals = ${decimals},
+              amount = amount_raw / (10::numeric ^ ${decimals})
+            WHERE token = ${address} AND decimals IS NULL RETURNING id`
+          return records.length
+        }).pipe(sql.withTransaction, Effect.orDie),
+      /** Another failed read: the next one at `next` (null: confirmed non-standard, not read again). */
+      deferUnknownToken: (address: string, attempts: number, next: Date | null) =>
+        sql`UPDATE tokens SET read_attempts = ${attempts}, next_read_at = ${next}, updated_at = now()
+          WHERE address = ${address} AND source = 'unknown'`.pipe(Effect.asVoid, Effect.orDie),
       /** A listed token's decimals (null when unknown or not listed). */
       tokenDecimals: (address: string) =>
         sql<{ decimals: number | null }>`SELECT decimals FROM tokens WHERE address = ${address}`.pipe(Effect.map((r) => r[0]?.decimals ?? null), Effect.orDie),
