@@ -3,13 +3,17 @@
  *  - publishes `PickFlagged` for picks a crashed life stored but did not announce;
  *  - grades due picks every PICKS_GRADE_INTERVAL_SECONDS (a pick is due exactly 7 × 24 h after its flag) once the
  *    mailbox is caught up (no undelivered or unacknowledged entry), so no pick is graded before its prices are in;
+ *  - on the demo chain, waits for the generated history to be stored and replays its picks once (the history is
+ *    stored, never published), before it grades or consumes anything;
  *  - consumes `chain.tx` through its consumer group (`picks-grader`, from the start of the retained stream): each
  *    record may flag a pick or date a whale's exit, each retraction undoes its record.
  * Persisted state only (tables of migration 0080); nothing transient survives a restart, nothing needs to.
  */
 import { Duration, Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
+import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { Picks } from "../../server/domains/picks/Picks"
+import { AppConfig } from "../../server/platform/Config"
 import { Bus } from "../../server/platform/infra/Bus"
 import { loopActor, streamActor } from "../runtime/Actor"
 import { mailboxLife } from "../runtime/Mailbox"
@@ -33,6 +37,22 @@ const mailbox = streamActor({
 const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const picks = yield* Picks
+    const { chain } = yield* AppConfig
+    if (chain.source === "demo" && chain.demoHistoryDays > 0) {
+      // Meanwhile live records wait in the consumer group; replayed here too, they change nothing when delivered.
+      const history = yield* DemoHistory
+      while (true) {
+        const status = yield* history.status
+        if (status !== null && !status.inProgress) break
+        actor.heartbeat()
+        yield* Effect.sleep(Duration.seconds(2))
+      }
+      yield* Effect.logInfo("demo history stored: replaying its picks")
+      const replayed = yield* picks.replayHistory(() => actor.heartbeat())
+      if (replayed !== null) {
+        yield* Effect.logInfo(`demo history replayed: ${replayed.records} records, ${replayed.flagged} pick(s) flagged, ${replayed.graded} graded`)
+      }
+    }
     const announced = yield* picks.publishPending
     if (announced > 0) yield* Effect.logInfo(`announced ${announced} pick(s) stored before a restart`)
     const bus = yield* Bus

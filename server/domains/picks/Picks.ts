@@ -185,12 +185,12 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       })
 
     /** Recomputes every pick from the stored records, deterministically (the ledger is appended to, never rewritten). */
-    const rebuild = (onProgress: (records: number) => void = () => {}) =>
+    const rebuild = (onProgress: (records: number) => void = () => {}, reason = "npm run picks -- rebuild") =>
       Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
         yield* repo.resetDerived
         flags = null
-        yield* repo.appendRebuildMark({ reason: "npm run picks -- rebuild", started_at: new Date(started).toISOString() }, started)
+        yield* repo.appendRebuildMark({ reason, started_at: new Date(started).toISOString() }, started)
         let after = { ts: 0, id: 0 }
         let records = 0
         let flagged = 0
@@ -224,8 +224,21 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
     const [cachedSnapshot, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, Duration.millis(settings.cacheMs))
     const snapshot = settings.cacheMs > 0 ? cachedSnapshot : load
 
+    /**
+     * The demo history's picks: its records are stored, never published, so once it is stored they are replayed
+     * through the rebuild path (with the live records stored so far: the same rules, in time order), once per
+     * database. Returns the figures, or null when it was done before.
+     */
+    const replayHistory = Effect.fn("Picks.replayHistory")(function* (onProgress: (records: number) => void = () => {}) {
+      if (yield* repo.historyReplayed) return null
+      const figures = yield* rebuild(onProgress, "demo history stored")
+      yield* repo.markHistoryReplayed(figures)
+      return figures
+    })
+
     return {
       settings,
+      replayHistory,
       ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
         return yield* ingestRecord(fromMessage(m), yield* Clock.currentTimeMillis, "live")
       }),

@@ -304,6 +304,12 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
 
       appendRebuildMark: (data: unknown, nowMs: number) => sql.withTransaction(appendLedger("rebuild", null, data, nowMs)).pipe(Effect.orDie),
 
+      /** Whether the demo history's picks were replayed (migration 0102). */
+      historyReplayed: sql<{ n: number }>`SELECT count(*)::int AS n FROM picks_history_replay`.pipe(Effect.map((r) => r[0]!.n > 0), Effect.orDie),
+      markHistoryReplayed: (figures: { records: number; flagged: number; graded: number }) =>
+        sql`INSERT INTO picks_history_replay (records, flagged, graded) VALUES (${figures.records}, ${figures.flagged}, ${figures.graded})
+          ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+
       /** Empties the derived tables (never the ledger) before a rebuild. */
       resetDerived: sql.withTransaction(Effect.gen(function* () {
         yield* sql`DELETE FROM pick_exits`
