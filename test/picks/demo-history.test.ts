@@ -23,7 +23,7 @@ const get = async (path: string) => {
 
 describe("picks of the demo history", () => {
   it("are replayed once the history is stored: flagged, graded both ways, with exits", async () => {
-    await waitFor(async () => (await app.query("SELECT 1 FROM picks_history_replay")).length === 1, 240_000, 500)
+    await waitFor(async () => (await app.query("SELECT 1 FROM picks_history_replay")).length === 1, 420_000, 500)
     const [replay] = await app.query<{ records: number; flagged: number; graded: number }>(
       "SELECT records::int AS records, flagged, graded FROM picks_history_replay")
     const [stored] = await app.query<{ n: number }>("SELECT records::int AS n FROM demo_history")
