@@ -20,7 +20,7 @@
  * Transient state (one life): the ingest session — token cache, price book, tracked wallets, labels.
  */
 import { Duration, Effect, Queue } from "effect"
-import { STREAMS } from "../../schema/streams"
+import { STREAMS, type ChainTxRetraction } from "../../schema/streams"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { ChainCatalog } from "../../server/domains/chain/Catalog"
 import { fetchBlock, persistentRetry, retryTemporary } from "../../server/domains/chain/Fetch"
@@ -117,6 +117,19 @@ const life = (actor: ActorHandle) =>
         yield* repo.markPublished(block.number, block.hash)
       })
 
+    const publishRetractions = (messages: ReadonlyArray<ChainTxRetraction>) =>
+      messages.length === 0
+        ? Effect.void
+        : Effect.zipRight(bus.publishMany(STREAMS.chainTx, messages), repo.dropRetractions(messages.map((m) => m.messageId)))
+
+    // Retractions a previous life wrote with its rollback but did not get to publish (before any new record).
+    let unsent = yield* repo.pendingRetractions(500)
+    while (unsent.length > 0) {
+      yield* publishRetractions(unsent.map((r) => r.payload as ChainTxRetraction))
+      yield* Effect.logInfo(`published ${unsent.length} retraction(s) written before a restart`)
+      unsent = yield* repo.pendingRetractions(500)
+    }
+
     // Records a previous life stored but did not get to publish.
     let pending = yield* repo.unpublished(100)
     while (pending.length > 0) {
@@ -145,13 +158,13 @@ const life = (actor: ActorHandle) =>
           else if (stored.hash === above.parentHash) fork = { number: m, hash: stored.hash }
           else above = yield* retryTemporary(source.getBlock(m), retry, `block ${m}`)
         }
-        const { deleted, published } = yield* repo.rollback(CHECKPOINT, fork)
+        const { deleted, retractions } = yield* repo.rollback(CHECKPOINT, fork, toRetraction)
         session.resetPrices(pricePoint(yield* repo.blockAt(fork.number)))
-        // Records already published are retracted on chain.tx (after the rollback committed: a crash before this
-        // line leaves them published; the consumers' read models are rebuilt from the database either way).
-        if (published.length > 0) yield* bus.publishMany(STREAMS.chainTx, published.map(toRetraction))
+        // Records already published are retracted on chain.tx: the retractions were written with the rollback (the
+        // outbox), published now, then dropped; a crash in between leaves them for the next life to publish.
+        yield* publishRetractions(retractions)
         yield* Effect.logWarning(
-          `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records, ${published.length} retracted)`
+          `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records, ${retractions.length} retracted)`
         )
         return fork
       })

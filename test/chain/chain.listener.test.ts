@@ -191,5 +191,24 @@ describe.skipIf(!fx.available)(`block listener through a reorg${fx.skipNote}`, (
     await waitFor(async () => (await retractionsSeen()) >= before.length, 10_000)
     const status = await listenerStatus(app)
     expect(status, JSON.stringify(status)).toMatchObject({ state: "running", restarts: 0 })
+    // Nothing left in the retraction outbox once they are published.
+    expect(await app.query("SELECT 1 FROM chain_retraction_outbox")).toEqual([])
   }, 180_000)
+
+  it("publishes at its next start the retractions a life wrote with its rollback but did not get to publish", async () => {
+    // What a crash between the rollback's commit and the publish leaves behind: a retraction in the outbox.
+    const record = (await rowsOf(app))[0]!
+    const retraction = {
+      messageId: `retraction:${keyOf(record)}@0x${"ab".repeat(32)}`, kind: "retraction", id: null, tx_hash: record.tx_hash,
+      log_index: record.log_index, block: record.block_number, wallet: record.wallet, token: record.token,
+      category: record.category, usd: record.usd, reason: "reorg"
+    }
+    await app.query("INSERT INTO chain_retraction_outbox (message_id, payload) VALUES ($1, $2::jsonb)", [retraction.messageId, JSON.stringify(retraction)])
+    const restartsBefore = (await listenerStatus(app))!.restarts
+    await app.runtime.runPromise(Effect.flatMap(ActorRegistry, (r) => r.restart("block-listener")))
+    await waitFor(async () => (await messagesOf(app)).some((m) => m.messageId === retraction.messageId), 30_000, 50)
+    expect((await messagesOf(app)).filter((m) => m.messageId === retraction.messageId)).toEqual([retraction])
+    await waitFor(async () => (await app.query("SELECT 1 FROM chain_retraction_outbox")).length === 0, 10_000, 50)
+    expect((await listenerStatus(app))!.restarts).toBe(restartsBefore + 1)
+  }, 60_000)
 })

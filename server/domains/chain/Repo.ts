@@ -155,7 +155,13 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
        * moves the checkpoint back to `fork`. Returns the number of records deleted and those of them whose block
        * had been published (they need a retraction on `chain.tx`), in chain order.
        */
-      rollback: (checkpoint: string, fork: { readonly number: number; readonly hash: string }) =>
+      /**
+       * Rolls back everything above `fork`: the orphaned blocks' records, the blocks, the checkpoint. For each record
+       * already published, `retraction` gives the message that retracts it, written to the retraction outbox in the
+       * same transaction (published by the caller after commit, then `dropRetractions`).
+       */
+      rollback: <M extends { readonly messageId: string }>(checkpoint: string, fork: { readonly number: number; readonly hash: string },
+        retraction: (row: StoredTx & { readonly block_hash: string }) => M) =>
         sql.withTransaction(Effect.gen(function* () {
           const deleted = yield* sql<StoredTx & { readonly block_hash: string; readonly published: boolean }>`
             WITH orphaned AS (SELECT hash, published_at IS NOT NULL AS published FROM chain_blocks WHERE number > ${fork.number}),
@@ -167,8 +173,21 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           yield* sql`DELETE FROM chain_blocks WHERE number > ${fork.number}`
           yield* sql`UPDATE chain_checkpoint SET block_number = ${fork.number}, block_hash = ${fork.hash}, updated_at = now()
             WHERE name = ${checkpoint}`
-          return { deleted: deleted.length, published: deleted.filter((r) => r.published) }
+          const retractions = deleted.filter((r) => r.published).map(retraction)
+          if (retractions.length > 0) {
+            yield* sql`INSERT INTO chain_retraction_outbox (message_id, payload)
+              SELECT id, payload::jsonb FROM unnest(${arrayLiteral(retractions, (m) => m.messageId)}::text[],
+                ${arrayLiteral(retractions, (m) => JSON.stringify(m))}::text[]) AS r(id, payload)
+              ON CONFLICT (message_id) DO NOTHING`
+          }
+          return { deleted: deleted.length, retractions }
         })).pipe(Effect.orDie),
+      /** Retractions a rollback wrote and nobody published yet (oldest first). */
+      pendingRetractions: (limit: number) =>
+        sql<{ message_id: string; payload: unknown }>`SELECT message_id, payload FROM chain_retraction_outbox ORDER BY created_at, message_id LIMIT ${limit}`.pipe(
+          Effect.orDie),
+      dropRetractions: (ids: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.void : sql`DELETE FROM chain_retraction_outbox WHERE message_id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Forgets blocks below `number` (reorgs deeper than the kept history are not followed). */
       pruneBlocks: (below: number) => sql`DELETE FROM chain_blocks WHERE number < ${below}`.pipe(Effect.asVoid, Effect.orDie),
