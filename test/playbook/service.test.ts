@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { STREAMS } from "../../schema/streams"
 import { Bus } from "../../server/platform/infra/Bus"
+import { FlowRepo } from "../../server/domains/playbook/FlowRepo"
 import { Playbook } from "../../server/domains/playbook/Playbook"
 import { PlaybookReads } from "../../server/domains/playbook/Reads"
 import { startApp, type TestApp } from "../support/harness"
@@ -153,6 +154,45 @@ describe("roll-up figures at odd minutes", () => {
     const hourly = await runAt(app, AFTER, Effect.flatMap(PlaybookReads, (p) => p.flow(id, 60)))
     expect(hourly.buckets[0]!.start).toBe("2026-01-13T13:37:00.000Z")
     expect(hourly.buckets.reduce((a, b) => a + b.records, 0)).toBe(m.whole.figures.records)
+  })
+
+  it("stay equal to the records after a reorg's delete, a moved record and late records of new wallets in stored hours", async () => {
+    const U = Date.parse("2026-01-14T13:37:00Z")
+    // Spans over the records of the test above: whole hours, odd minutes, inside one hour, empty.
+    const spans = [
+      { from: U - 30 * HOUR, to: U + 54 * HOUR }, { from: U - 24 * HOUR, to: U }, { from: U, to: U + 48 * HOUR },
+      { from: U - 7 * HOUR - 13 * MIN, to: U + 5 * HOUR + 2 * MIN }, { from: U + MIN, to: U + 20 * MIN },
+      { from: U - 2 * HOUR - 37 * MIN, to: U - 37 * MIN }, { from: U - 100 * HOUR, to: U - 90 * HOUR }
+    ]
+    const same = async () => {
+      const [rollup, records] = await runAt(app, AFTER, Effect.flatMap(FlowRepo, (f) => Effect.all([f.figures(spans), f.figures(spans, null, "records")])))
+      records.forEach((r, i) => {
+        const x = rollup[i]!
+        expect([i, x.records, x.whales_active]).toEqual([i, r.records, r.whales_active])
+        for (const k of ["dex_buy_usd", "dex_sell_usd", "exchange_deposit_usd", "exchange_withdraw_usd"] as const) expect(x[k]).toBeCloseTo(r[k], 2)
+      })
+      return rollup
+    }
+    const before = await same()
+    expect(before[0]!.whales_active).toBe(4)
+    // A reorg removes every record of W2 in the first 20 hours, and of everyone in one whole hour.
+    await app.query("DELETE FROM whale_tx WHERE wallet = $1 AND ts >= $2 AND ts < $3", [W.W2, new Date(U - 30 * HOUR).toISOString(), new Date(U - 10 * HOUR).toISOString()])
+    await app.query("DELETE FROM whale_tx WHERE ts >= $1 AND ts < $2", [new Date(U - 2 * HOUR - 23 * MIN).toISOString(), new Date(U - HOUR - 23 * MIN).toISOString()])
+    await same()
+    // A record moves to another hour and another wallet (an update of whale_tx).
+    await app.query(
+      `UPDATE whale_tx SET ts = ts + interval '3 hours 11 minutes', wallet = $1
+       WHERE id = (SELECT min(id) FROM whale_tx WHERE ts >= $2 AND ts < $3)`,
+      ["0x5555555555555555555555555555555555555555", new Date(U).toISOString(), new Date(U + 48 * HOUR).toISOString()]
+    )
+    // Late records of a wallet never seen before, in hours already stored, and a record without a price.
+    await insertTx(app, [
+      { wallet: "0x6666666666666666666666666666666666666666", token: "UNI", category: "dex_sell", usd: 12.34, at: U + 2 * MIN },
+      { wallet: "0x6666666666666666666666666666666666666666", token: "WETH", category: "dex_buy", usd: null, at: U - 5 * HOUR }
+    ])
+    const after = await same()
+    expect(after[0]!.whales_active).toBe(6)
+    expect(after[4]!.whales_active).toBeGreaterThanOrEqual(1)
   })
 })
 
