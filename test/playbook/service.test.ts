@@ -13,7 +13,7 @@ import { Playbook } from "../../server/domains/playbook/Playbook"
 import { PlaybookReads } from "../../server/domains/playbook/Reads"
 import { startApp, type TestApp } from "../support/harness"
 import { HOUR, insertTx, QUIET_CHAIN, trackTestWallets, W, type Tx } from "../support/whales"
-import { failureOf, runAt } from "./support"
+import { failureOf, fixedClock, runAt } from "./support"
 
 const MIN = 60_000
 const WEEK = 7 * 24 * HOUR
@@ -27,7 +27,8 @@ const create = (title: string, ts: number, severity = 5, category: "fomc" | "cpi
   runAt(app, AFTER, Effect.flatMap(Playbook, (p) => p.create({ title, category, timestamp: new Date(ts).toISOString(), severity })))
 
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN, PLAYBOOK_CALENDAR_FILE: "" } })
+  // Running windows are computed once per minute here (the default is 5 s): a slot outlasts a slow machine's pause.
+  app = await startApp({ env: { ...QUIET_CHAIN, PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
   await trackTestWallets(app)
   const rows: Array<Tx> = [
     { wallet: W.W3, token: "WETH", category: "exchange_deposit", usd: 200, at: T - 24 * HOUR },
@@ -258,5 +259,37 @@ describe("pre-positioning", () => {
     })
     // Every token: 7 days gross 1200; 24 h gross 800 (4.6667×), 72 h gross 900 (1.75×).
     expect(pos.events[1]).toMatchObject({ scope: [], last_24h: { gross_usd: 800, ratio: 4.6667 }, last_72h: { gross_usd: 900, net_flow_usd: 700, ratio: 1.75 }, gauge: 100 })
+  })
+})
+
+describe("running windows", () => {
+  it("are computed once per cache slot, as of its start, however many requests arrive in it", async () => {
+    const R = Date.parse("2026-09-10T12:00:00Z")
+    await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 250, at: R - 30 * MIN }])
+    const id = (await create("Open window", R, 3, "other")).id
+    const at = R + 2 * HOUR + 17_000
+    const counts = await runAt(app, at, Effect.gen(function* () {
+      const pb = yield* Playbook
+      const reads = yield* PlaybookReads
+      const n = () => [pb.runningComputations(), reads.positioningComputations()]
+      const start = n()
+      // A burst of concurrent requests, then two more in a row: one computation each.
+      const burst = yield* Effect.all([pb.detail(id), pb.detail(id), pb.detail(id), reads.positioning(30), reads.positioning(30)], { concurrency: "unbounded" })
+      const first = yield* pb.detail(id)
+      const second = yield* pb.detail(id)
+      yield* reads.positioning(30)
+      const afterBurst = n()
+      // The next slot computes again.
+      const next = yield* pb.detail(id).pipe(Effect.withClock(fixedClock(at + 60_000)))
+      yield* reads.positioning(30).pipe(Effect.withClock(fixedClock(at + 60_000)))
+      return { start, afterBurst, end: n(), burst, first, second, next }
+    }))
+    expect(counts.afterBurst).toEqual([counts.start[0]! + 1, counts.start[1]! + 1])
+    expect(counts.end).toEqual([counts.start[0]! + 2, counts.start[1]! + 2])
+    expect(counts.first.metrics).toEqual(counts.second.metrics)
+    expect(counts.burst[0]!.metrics).toEqual(counts.first.metrics)
+    expect(counts.first.metrics!.window.as_of).toBe("2026-09-10T14:00:00.000Z")
+    expect(counts.first.metrics!.pre.figures).toMatchObject({ dex_buy_usd: 250, records: 1 })
+    expect(counts.next.metrics!.window.as_of).toBe("2026-09-10T14:01:00.000Z")
   })
 })
