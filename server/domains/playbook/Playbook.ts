@@ -189,8 +189,8 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
       })
 
     return {
-      now, windowOf, slotOf, cached, runningComputations: () => running.computations(), found, metricsOf, pastMetrics, detail, setStatus, recompute, create, update, importEntries, seedCalendar,
-      list, past, live: repo.live, all: repo.all, config
+      now, windowOf, slotOf, cached, runningComputations: () => running.computations(), found, metricsOf, pastMetrics, detail,
+      setStatus, recompute, create, update, importEntries, seedCalendar, list, past, live: repo.live, all: repo.all, config
     } as const
   })
 }) {}
