@@ -3,7 +3,6 @@
  * an admin's journey (create → LIVE → whale flow arriving on the live panel through the playbook-live actor, with a
  * retraction and an actor restart → COMPLETED with final metrics), the reads' shapes, the gated page and the MCP tools.
  */
-import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -18,6 +17,7 @@ import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 import { HOUR, insertTx, QUIET_CHAIN, trackTestWallets, W } from "../support/whales"
 import { chainTx, publish } from "../support/ws"
+import { shippedPastEvents } from "./support"
 
 let app: TestApp
 let whale: Record<string, string>
@@ -190,9 +190,8 @@ describe("an admin runs a live event", () => {
   it("shows patterns, positioning and confluence over the calendar", async () => {
     const p = await get(Patterns, "/api/playbook/patterns")
     expect(p.categories.map((c) => c.category)).toEqual(expect.arrayContaining(["fomc", "cpi", "upgrade"]))
-    // Every CPI release of the shipped calendar whose 72 h window has ended (24 h before to 48 h after).
-    const shipped = (JSON.parse(readFileSync("data/playbook-calendar.json", "utf8")) as { events: Array<{ category: string; timestamp: string }> }).events
-    const pastCpi = shipped.filter((e) => e.category === "cpi" && Date.parse(e.timestamp) + 48 * HOUR <= Date.now()).length
+    // Every CPI release of the shipped calendar whose window has ended.
+    const pastCpi = shippedPastEvents("cpi")
     expect(pastCpi).toBeGreaterThanOrEqual(32) // 2024 (12), 2025 (11: no October release), 2026 through September (9)
     expect(p.categories.find((c) => c.category === "cpi")).toMatchObject({ n: pastCpi })
     expect(p.method).toMatch(/no measurable effect/)
