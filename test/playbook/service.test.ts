@@ -277,15 +277,23 @@ describe("running windows", () => {
       const burst = yield* Effect.all([pb.detail(id), pb.detail(id), pb.detail(id), reads.positioning(30), reads.positioning(30)], { concurrency: "unbounded" })
       const first = yield* pb.detail(id)
       const second = yield* pb.detail(id)
-      yield* reads.positioning(30)
+      const before = yield* reads.positioning(30)
       const afterBurst = n()
+      // A new event is seen at once, within the same slot (the events' version is part of the key).
+      const added = yield* pb.create({ title: "Added in the slot", category: "jobs", timestamp: new Date(R + 3 * 24 * HOUR).toISOString(), severity: 2 })
+      const after = yield* reads.positioning(30)
+      yield* pb.detail(id)
+      const afterAdd = n()
       // The next slot computes again.
       const next = yield* pb.detail(id).pipe(Effect.withClock(fixedClock(at + 60_000)))
       yield* reads.positioning(30).pipe(Effect.withClock(fixedClock(at + 60_000)))
-      return { start, afterBurst, end: n(), burst, first, second, next }
+      return { start, afterBurst, afterAdd, end: n(), burst, first, second, next, before, after, added }
     }))
     expect(counts.afterBurst).toEqual([counts.start[0]! + 1, counts.start[1]! + 1])
-    expect(counts.end).toEqual([counts.start[0]! + 2, counts.start[1]! + 2])
+    expect(counts.afterAdd).toEqual([counts.start[0]! + 2, counts.start[1]! + 2])
+    expect(counts.end).toEqual([counts.start[0]! + 3, counts.start[1]! + 3])
+    expect(counts.before.events.map((e) => e.event.id)).not.toContain(counts.added.id)
+    expect(counts.after.events.map((e) => e.event.id)).toContain(counts.added.id)
     expect(counts.first.metrics).toEqual(counts.second.metrics)
     expect(counts.burst[0]!.metrics).toEqual(counts.first.metrics)
     expect(counts.first.metrics!.window.as_of).toBe("2026-09-10T14:00:00.000Z")

@@ -37,20 +37,24 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
     /**
      * Running computations (metrics of an open window, the positioning gauge) are made once per slot of
      * PLAYBOOK_RUNNING_CACHE_SECONDS, as of the slot's start, and shared by every request in the slot: a burst of
-     * requests costs one computation, and every answer of a slot is the same. 0 turns it off (as of each request).
+     * requests costs one computation, and every answer of a slot is the same. Whale activity is up to a slot late;
+     * a change of the events (created, edited, moved) is not: the events' version is part of every key (`slotKey`).
+     * 0 turns it off (computed on each request, as of then).
      */
     const slotMs = config.runningCacheSeconds * 1000
     const slotOf = (at: number) => (slotMs === 0 ? at : Math.floor(at / slotMs) * slotMs)
+    /** `slot start|events version`: the tail of a running computation's cache key, as of `at`. */
+    const slotKey = (at: number) => Effect.map(repo.version, (v) => `${slotOf(at)}|${v}`)
     const cached = <A, E>(compute: (key: string) => Effect.Effect<A, E>) =>
       memo({ ttl: Duration.millis(Math.max(slotMs, 1)), capacity: 256, compute })
 
-    // Key: event id | timestamp | category (its window) | slot start — an edited event gets a new key.
+    // Key: event id | timestamp | category (its window) | slot start | events version.
     const running = yield* cached((key: string) => {
       const [id, ts, category, at] = key.split("|")
       return engine.compute({ id: Number(id), ts: Number(ts), category: category as EventCategory }, Number(at), config.windows)
     })
     const runningMetrics = (r: EventRow, at: number) =>
-      slotMs === 0 ? compute(r, at) : running.get(`${r.id}|${r.ts.getTime()}|${r.category}|${slotOf(at)}`)
+      slotMs === 0 ? compute(r, at) : Effect.flatMap(slotKey(at), (k) => running.get(`${r.id}|${r.ts.getTime()}|${r.category}|${k}`))
 
     /**
      * Metrics of an event: the cached final ones of a COMPLETED event; for a past event the cached ones while
@@ -189,7 +193,7 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
       })
 
     return {
-      now, windowOf, slotOf, cached, runningComputations: () => running.computations(), found, metricsOf, pastMetrics, detail,
+      now, windowOf, slotKey, cached, runningComputations: () => running.computations(), found, metricsOf, pastMetrics, detail,
       setStatus, recompute, create, update, importEntries, seedCalendar, list, past, live: repo.live, all: repo.all, config
     } as const
   })

@@ -87,7 +87,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       return { events }
     })
 
-    /** The positioning gauge as of `at` (computed once per slot: see Playbook.slotOf). */
+    /** The positioning gauge as of `at` (computed once per slot and events version: see Playbook.slotKey). */
     const positioningAt = Effect.fn("Playbook.positioning")(function* (daysAhead: number, at: number) {
       const upcoming = (yield* pb.all).filter((r) => r.status === "SCHEDULED" && r.ts.getTime() > at && r.ts.getTime() <= at + daysAhead * DAY_MS)
       const spans: ReadonlyArray<Span> = [
@@ -126,7 +126,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       return positioningAt(days!, at!)
     })
     const positioning = (daysAhead: number) =>
-      Effect.flatMap(pb.now, (at) => positioningSlots.get(`${daysAhead}|${pb.slotOf(at)}`))
+      pb.now.pipe(Effect.flatMap(pb.slotKey), Effect.flatMap((k) => positioningSlots.get(`${daysAhead}|${k}`)))
 
     const confluence = Effect.fn("Playbook.confluence")(function* (windowDays: number) {
       const at = yield* pb.now
