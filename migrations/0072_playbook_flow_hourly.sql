@@ -10,10 +10,11 @@
 --   playbook_flow_hourly     hour → USD sums of the four categories, records, and the bit string of its wallets
 --
 -- Kept current by statement-level triggers on whale_tx (after the analytics roll-up triggers, by name): an insert
--- adds its batch (sums added, bits OR-ed in); a delete or update (reorg rollback, a record moved) rebuilds the hours it
--- touched from whale_tx (bounded: one hour of records each). Records without a USD price count as records and add 0
--- USD, as in whale_flow_hourly. Writes to whale_tx come from the block listener (a singleton) and the backfill CLI,
--- so a rebuild never races another batch of the same hour.
+-- adds its batch (sums added, bits OR-ed in); a delete (reorg rollback) or an update that moves a record (its time,
+-- wallet, category or USD) rebuilds the hours it touched from whale_tx (bounded: one hour of records each); an update
+-- of other columns (a token's symbol and decimals resolved later) costs nothing more. Records without a USD price count
+-- as records and add 0 USD, as in whale_flow_hourly. Records are written by the block listener (a singleton) and the
+-- backfill CLI, so a rebuild does not race another batch of the same hour.
 
 CREATE TABLE playbook_wallet_numbers (
   wallet text PRIMARY KEY,
@@ -108,14 +109,19 @@ END $$;
 
 CREATE FUNCTION playbook_flow_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  -- A moved record may belong to a wallet not numbered yet (an update can change the wallet).
+  -- Only records whose time, wallet, category or USD changed touch the roll-up (a token's symbol, decimals or amount
+  -- set later do not: such an update costs a join of the transition tables and nothing more).
+  -- A moved record may belong to a wallet not numbered yet.
   INSERT INTO playbook_wallet_numbers (wallet)
-  SELECT d.wallet FROM (SELECT DISTINCT wallet FROM new_rows) d
-  WHERE NOT EXISTS (SELECT 1 FROM playbook_wallet_numbers k WHERE k.wallet = d.wallet)
-  ORDER BY d.wallet
+  SELECT DISTINCT n.wallet FROM old_rows o JOIN new_rows n ON n.id = o.id
+  WHERE (o.ts, o.wallet, o.category, o.usd) IS DISTINCT FROM (n.ts, n.wallet, n.category, n.usd)
+    AND NOT EXISTS (SELECT 1 FROM playbook_wallet_numbers k WHERE k.wallet = n.wallet)
+  ORDER BY 1
   ON CONFLICT (wallet) DO NOTHING;
-  PERFORM playbook_flow_rebuild(array_agg(DISTINCT date_trunc('hour', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'))
-  FROM (SELECT ts FROM old_rows UNION ALL SELECT ts FROM new_rows) t HAVING count(*) > 0;
+  PERFORM playbook_flow_rebuild(array_agg(DISTINCT date_trunc('hour', t.ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'))
+  FROM old_rows o JOIN new_rows n ON n.id = o.id, LATERAL (VALUES (o.ts), (n.ts)) AS t(ts)
+  WHERE (o.ts, o.wallet, o.category, o.usd) IS DISTINCT FROM (n.ts, n.wallet, n.category, n.usd)
+  HAVING count(*) > 0;
   RETURN NULL;
 END $$;
 

@@ -180,6 +180,9 @@ describe("roll-up figures at odd minutes", () => {
     await app.query("DELETE FROM whale_tx WHERE wallet = $1 AND ts >= $2 AND ts < $3", [W.W2, new Date(U - 30 * HOUR).toISOString(), new Date(U - 10 * HOUR).toISOString()])
     await app.query("DELETE FROM whale_tx WHERE ts >= $1 AND ts < $2", [new Date(U - 2 * HOUR - 23 * MIN).toISOString(), new Date(U - HOUR - 23 * MIN).toISOString()])
     await same()
+    // An update that moves nothing (a token's symbol resolved later) leaves the figures alone.
+    await app.query("UPDATE whale_tx SET symbol = symbol || '' WHERE ts >= $1 AND ts < $2", [new Date(U - 30 * HOUR).toISOString(), new Date(U + 54 * HOUR).toISOString()])
+    await same()
     // A record moves to another hour and another wallet (an update of whale_tx).
     await app.query(
       `UPDATE whale_tx SET ts = ts + interval '3 hours 11 minutes', wallet = $1
