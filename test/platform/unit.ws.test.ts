@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest"
 import { idOfSeq, msOfSeq, seqOfId } from "../../schema/ws"
 import { presented, sameOrigin } from "../../server/platform/ws/Credentials"
 import { Relay } from "../../server/platform/ws/Relay"
+import { PLAYBOOK_TOPICS } from "../../server/domains/playbook/Topics"
 import { CONSOLE_TOPICS } from "../../server/gateways/console/Topics"
 import { PLATFORM_TOPICS, TopicTable } from "../../server/platform/ws/Topics"
 
-const table = new TopicTable([...PLATFORM_TOPICS, ...CONSOLE_TOPICS])
+const table = new TopicTable([...PLATFORM_TOPICS, ...CONSOLE_TOPICS, ...PLAYBOOK_TOPICS])
 const access = table.access.bind(table)
 const SOURCES = table.sources
 

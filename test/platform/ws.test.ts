@@ -96,6 +96,14 @@ describe("subscriptions and gates", () => {
     await setTier(app, "big@example.com", "whale")
     const whale = await openSocket(app, { headers: { authorization: `Bearer ${(await login(app, "big@example.com")).token}` } })
     expect(await subscribe(whale, "playbook:live")).toMatchObject({ type: "subscribed" })
+    // The playbook domain's topic relays the actor's snapshots; a payload that is not one is skipped.
+    const totals = { dex_buy_usd: 5, dex_sell_usd: 0, exchange_deposit_usd: 0, exchange_withdraw_usd: 0, net_flow_usd: 5, whales_active: 1, records: 1 }
+    await publish(app, CONSOLE_STREAMS.playbook, [
+      { messageId: "live:bad", event_id: "not a number" },
+      { messageId: "live:1:1", event_id: 1, title: "Rate decision", timestamp: "2026-01-01T00:00:00.000Z", as_of: "2026-01-01T00:05:00.000Z", buckets: [], totals, fastest: [] }
+    ])
+    const frame = await whale.waitFor((f) => f.topic === "playbook:live" && f.seq)
+    expect(frame.data).toEqual({ event_id: 1, title: "Rate decision", timestamp: "2026-01-01T00:00:00.000Z", as_of: "2026-01-01T00:05:00.000Z", buckets: [], totals, fastest: [] })
     await whale.close()
   })
 

@@ -8,11 +8,12 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { STREAMS } from "../../schema/streams"
 import { Bus } from "../../server/platform/infra/Bus"
+import { FlowRepo } from "../../server/domains/playbook/FlowRepo"
 import { Playbook } from "../../server/domains/playbook/Playbook"
 import { PlaybookReads } from "../../server/domains/playbook/Reads"
 import { startApp, type TestApp } from "../support/harness"
 import { HOUR, insertTx, QUIET_CHAIN, trackTestWallets, W, type Tx } from "../support/whales"
-import { failureOf, runAt } from "./support"
+import { failureOf, fixedClock, runAt } from "./support"
 
 const MIN = 60_000
 const WEEK = 7 * 24 * HOUR
@@ -26,7 +27,8 @@ const create = (title: string, ts: number, severity = 5, category: "fomc" | "cpi
   runAt(app, AFTER, Effect.flatMap(Playbook, (p) => p.create({ title, category, timestamp: new Date(ts).toISOString(), severity })))
 
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN, PLAYBOOK_CALENDAR_FILE: "" } })
+  // Running windows are computed once per minute here (the default is 5 s): a slot outlasts a slow machine's pause.
+  app = await startApp({ env: { ...QUIET_CHAIN, PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
   await trackTestWallets(app)
   const rows: Array<Tx> = [
     { wallet: W.W3, token: "WETH", category: "exchange_deposit", usd: 200, at: T - 24 * HOUR },
@@ -154,6 +156,48 @@ describe("roll-up figures at odd minutes", () => {
     expect(hourly.buckets[0]!.start).toBe("2026-01-13T13:37:00.000Z")
     expect(hourly.buckets.reduce((a, b) => a + b.records, 0)).toBe(m.whole.figures.records)
   })
+
+  it("stay equal to the records after a reorg's delete, a moved record and late records of new wallets in stored hours", async () => {
+    const U = Date.parse("2026-01-14T13:37:00Z")
+    // Spans over the records of the test above: whole hours, odd minutes, inside one hour, empty.
+    const spans = [
+      { from: U - 30 * HOUR, to: U + 54 * HOUR }, { from: U - 24 * HOUR, to: U }, { from: U, to: U + 48 * HOUR },
+      { from: U - 7 * HOUR - 13 * MIN, to: U + 5 * HOUR + 2 * MIN }, { from: U + MIN, to: U + 20 * MIN },
+      { from: U - 2 * HOUR - 37 * MIN, to: U - 37 * MIN }, { from: U - 100 * HOUR, to: U - 90 * HOUR }
+    ]
+    const same = async () => {
+      const [rollup, records] = await runAt(app, AFTER, Effect.flatMap(FlowRepo, (f) => Effect.all([f.figures(spans), f.figures(spans, null, "records")])))
+      records.forEach((r, i) => {
+        const x = rollup[i]!
+        expect([i, x.records, x.whales_active]).toEqual([i, r.records, r.whales_active])
+        for (const k of ["dex_buy_usd", "dex_sell_usd", "exchange_deposit_usd", "exchange_withdraw_usd"] as const) expect(x[k]).toBeCloseTo(r[k], 2)
+      })
+      return rollup
+    }
+    const before = await same()
+    expect(before[0]!.whales_active).toBe(4)
+    // A reorg removes every record of W2 in the first 20 hours, and of everyone in one whole hour.
+    await app.query("DELETE FROM whale_tx WHERE wallet = $1 AND ts >= $2 AND ts < $3", [W.W2, new Date(U - 30 * HOUR).toISOString(), new Date(U - 10 * HOUR).toISOString()])
+    await app.query("DELETE FROM whale_tx WHERE ts >= $1 AND ts < $2", [new Date(U - 2 * HOUR - 23 * MIN).toISOString(), new Date(U - HOUR - 23 * MIN).toISOString()])
+    await same()
+    // An update that moves nothing (a token's symbol resolved later) leaves the figures alone.
+    await app.query("UPDATE whale_tx SET symbol = symbol || '' WHERE ts >= $1 AND ts < $2", [new Date(U - 30 * HOUR).toISOString(), new Date(U + 54 * HOUR).toISOString()])
+    await same()
+    // A record moves to another hour and another wallet (an update of whale_tx).
+    await app.query(
+      `UPDATE whale_tx SET ts = ts + interval '3 hours 11 minutes', wallet = $1
+       WHERE id = (SELECT min(id) FROM whale_tx WHERE ts >= $2 AND ts < $3)`,
+      ["0x5555555555555555555555555555555555555555", new Date(U).toISOString(), new Date(U + 48 * HOUR).toISOString()]
+    )
+    // Late records of a wallet never seen before, in hours already stored, and a record without a price.
+    await insertTx(app, [
+      { wallet: "0x6666666666666666666666666666666666666666", token: "UNI", category: "dex_sell", usd: 12.34, at: U + 2 * MIN },
+      { wallet: "0x6666666666666666666666666666666666666666", token: "WETH", category: "dex_buy", usd: null, at: U - 5 * HOUR }
+    ])
+    const after = await same()
+    expect(after[0]!.whales_active).toBe(6)
+    expect(after[4]!.whales_active).toBeGreaterThanOrEqual(1)
+  })
 })
 
 describe("state machine", () => {
@@ -218,5 +262,45 @@ describe("pre-positioning", () => {
     })
     // Every token: 7 days gross 1200; 24 h gross 800 (4.6667×), 72 h gross 900 (1.75×).
     expect(pos.events[1]).toMatchObject({ scope: [], last_24h: { gross_usd: 800, ratio: 4.6667 }, last_72h: { gross_usd: 900, net_flow_usd: 700, ratio: 1.75 }, gauge: 100 })
+  })
+})
+
+describe("running windows", () => {
+  it("are computed once per cache slot, as of its start, however many requests arrive in it", async () => {
+    const R = Date.parse("2026-09-10T12:00:00Z")
+    await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 250, at: R - 30 * MIN }])
+    const id = (await create("Open window", R, 3, "other")).id
+    const at = R + 2 * HOUR + 17_000
+    const counts = await runAt(app, at, Effect.gen(function* () {
+      const pb = yield* Playbook
+      const reads = yield* PlaybookReads
+      const n = () => [pb.runningComputations(), reads.positioningComputations()]
+      const start = n()
+      // A burst of concurrent requests, then two more in a row: one computation each.
+      const burst = yield* Effect.all([pb.detail(id), pb.detail(id), pb.detail(id), reads.positioning(30), reads.positioning(30)], { concurrency: "unbounded" })
+      const first = yield* pb.detail(id)
+      const second = yield* pb.detail(id)
+      const before = yield* reads.positioning(30)
+      const afterBurst = n()
+      // A new event is seen at once, within the same slot (the events' version is part of the key).
+      const added = yield* pb.create({ title: "Added in the slot", category: "jobs", timestamp: new Date(R + 3 * 24 * HOUR).toISOString(), severity: 2 })
+      const after = yield* reads.positioning(30)
+      yield* pb.detail(id)
+      const afterAdd = n()
+      // The next slot computes again.
+      const next = yield* pb.detail(id).pipe(Effect.withClock(fixedClock(at + 60_000)))
+      yield* reads.positioning(30).pipe(Effect.withClock(fixedClock(at + 60_000)))
+      return { start, afterBurst, afterAdd, end: n(), burst, first, second, next, before, after, added }
+    }))
+    expect(counts.afterBurst).toEqual([counts.start[0]! + 1, counts.start[1]! + 1])
+    expect(counts.afterAdd).toEqual([counts.start[0]! + 2, counts.start[1]! + 2])
+    expect(counts.end).toEqual([counts.start[0]! + 3, counts.start[1]! + 3])
+    expect(counts.before.events.map((e) => e.event.id)).not.toContain(counts.added.id)
+    expect(counts.after.events.map((e) => e.event.id)).toContain(counts.added.id)
+    expect(counts.first.metrics).toEqual(counts.second.metrics)
+    expect(counts.burst[0]!.metrics).toEqual(counts.first.metrics)
+    expect(counts.first.metrics!.window.as_of).toBe("2026-09-10T14:00:00.000Z")
+    expect(counts.first.metrics!.pre.figures).toMatchObject({ dex_buy_usd: 250, records: 1 })
+    expect(counts.next.metrics!.window.as_of).toBe("2026-09-10T14:01:00.000Z")
   })
 })

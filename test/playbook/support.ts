@@ -1,4 +1,5 @@
 /** Helpers of the playbook tests: run the domain's services inside a test app at a fixed time. */
+import { readFileSync } from "node:fs"
 import { Clock, Effect } from "effect"
 import { PlaybookLive } from "../../server/domains/playbook/Layer"
 import type { AppServices, TestApp } from "../support/harness"
@@ -22,3 +23,8 @@ export const runAt = <A, E>(app: TestApp, at: number, effect: Effect.Effect<A, E
 /** Runs `effect` and returns its failure's tag (or "success"). */
 export const failureOf = <A, E extends { _tag: string }>(app: TestApp, at: number, effect: Effect.Effect<A, E, Services>) =>
   runAt(app, at, effect.pipe(Effect.match({ onFailure: (e) => e._tag, onSuccess: () => "success" })))
+
+/** Events of a category in the shipped calendar whose window (24 h before to 48 h after) has ended by now. */
+export const shippedPastEvents = (category: string) =>
+  (JSON.parse(readFileSync("data/playbook-calendar.json", "utf8")) as { events: Array<{ category: string; timestamp: string }> }).events
+    .filter((e) => e.category === category && Date.parse(e.timestamp) + 48 * 3_600_000 <= Date.now()).length

@@ -6,6 +6,9 @@
  *                              the admin transition of spec §3.1 stays the rule)
  *   PLAYBOOK_METRICS_TTL_SECONDS  how long computed metrics of a past, not completed event are reused (default 900)
  *   PLAYBOOK_LIVE_PUBLISH_MS   smallest gap between two live snapshots on `playbook:live` (default 1000)
+ *   PLAYBOOK_RUNNING_CACHE_SECONDS  metrics of a running window (the LIVE event, an open window) and the positioning
+ *                              gauge are computed once per slot of this many seconds, as of the slot's start, and
+ *                              shared by every request in it (default 5; 0: computed on every request, as of then)
  */
 import { Config, ConfigError, Effect, Either } from "effect"
 import { CATEGORIES, type EventCategory } from "../../../schema/http/playbook"
@@ -39,6 +42,10 @@ const settings = Config.all({
   windows,
   autoLive: Config.boolean("PLAYBOOK_AUTO_LIVE").pipe(Config.withDefault(false)),
   metricsTtlSeconds: Config.integer("PLAYBOOK_METRICS_TTL_SECONDS").pipe(Config.withDefault(900)),
-  livePublishMs: Config.integer("PLAYBOOK_LIVE_PUBLISH_MS").pipe(Config.withDefault(1000))
+  livePublishMs: Config.integer("PLAYBOOK_LIVE_PUBLISH_MS").pipe(Config.withDefault(1000)),
+  runningCacheSeconds: Config.integer("PLAYBOOK_RUNNING_CACHE_SECONDS").pipe(
+    Config.withDefault(5),
+    Config.validate({ message: "PLAYBOOK_RUNNING_CACHE_SECONDS must be 0 to 300", validation: (n) => n >= 0 && n <= 300 })
+  )
 })
 export class PlaybookConfig extends Effect.Service<PlaybookConfig>()("app/playbook/Config", { effect: settings }) {}

@@ -1,8 +1,10 @@
 /**
- * Whale-flow reads of the playbook, from the analytics roll-up `whale_flow_hourly` (migration 0030) for whole hours
- * plus the partial edge hours of `whale_tx` through its `ts` index — never a scan of all records. Record-level reads
- * (fastest movers, biggest trades, sub-hour buckets) walk the `ts` index over a bounded range only.
- * These tables belong to the chain/analytics domains; this file only reads them.
+ * Whale-flow reads of the playbook. Market-wide figures of spans come from the playbook's own per-hour roll-up
+ * `playbook_flow_hourly` (migration 0072: one row per hour with its wallets as a bit string, so distinct wallets over
+ * many hours stay exact); figures narrowed to tokens, top tokens and hour buckets from the analytics roll-up
+ * `whale_flow_hourly` (migration 0030); the partial edge hours from `whale_tx` through its `ts` index — never a scan
+ * of all records. Record-level reads (fastest movers, biggest trades, sub-hour buckets) walk the `ts` index over a
+ * bounded range only. `whale_tx` and `whale_flow_hourly` belong to the chain/analytics domains; this file only reads them.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -66,10 +68,13 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
     )
 
     /**
-     * Figures of many spans in one statement: index i of the result holds the figures of `spans[i]`. Each span
-     * reads its whole hours from the roll-up and its edges from the records; `tokens` (addresses) narrows it.
+     * Runs a read with JIT compilation off. The planner cannot see how few rows a lateral range over `whale_tx.ts`
+     * or the roll-ups returns (it guesses a third of the table per range), so it prices these statements in the
+     * millions and JIT-compiles them: measured at 1,000,000 records, 0.9–1.7 s of compiling for a 30–90 ms query.
      */
-    const figures = (spans: ReadonlyArray<Span>, tokens: ReadonlyArray<string> | null = null, from: "rollup" | "records" = "rollup") => {
+    const noJit = <A, E, R>(read: Effect.Effect<A, E, R>) => sql.withTransaction(Effect.zipRight(sql`SET LOCAL jit = off`, read))
+
+    const spanArrays = (spans: ReadonlyArray<Span>, from: "rollup" | "records") => {
       const hours: Array<[number, string, string]> = []
       const edges: Array<[number, string, string]> = []
       spans.forEach((s, i) => {
@@ -78,11 +83,60 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         if (p.fullFrom < p.fullTo) hours.push([i, iso(p.fullFrom), iso(p.fullTo)])
         for (const e of p.edges) edges.push([i, iso(e.from), iso(e.to)])
       })
+      return {
+        hi: sql`SELECT * FROM unnest(${hours.map((h) => h[0])}::int[], ${hours.map((h) => h[1])}::timestamptz[],
+                  ${hours.map((h) => h[2])}::timestamptz[]) AS hi(idx, f0, f1)`,
+        ei: sql`SELECT * FROM unnest(${edges.map((h) => h[0])}::int[], ${edges.map((h) => h[1])}::timestamptz[],
+                  ${edges.map((h) => h[2])}::timestamptz[]) AS ei(idx, e0, e1)`
+      }
+    }
+
+    /**
+     * All spans of the market as a whole: whole hours from the playbook's per-hour roll-up `playbook_flow_hourly`
+     * (migration 0072: one row per hour, its wallets as a bit string), the partial edge hours from the records
+     * (each distinct edge read once, however many spans share it). Whales active = bits set in the OR of the
+     * hours' and edges' wallet bits: distinct wallets, exact.
+     */
+    const marketFigures = (spans: ReadonlyArray<Span>) => {
+      const { hi, ei } = spanArrays(spans, "rollup")
       return sql<RawFigures & { idx: number }>`
-        WITH hi AS (SELECT * FROM unnest(${hours.map((h) => h[0])}::int[], ${hours.map((h) => h[1])}::timestamptz[],
-                      ${hours.map((h) => h[2])}::timestamptz[]) AS hi(idx, f0, f1)),
-             ei AS (SELECT * FROM unnest(${edges.map((h) => h[0])}::int[], ${edges.map((h) => h[1])}::timestamptz[],
-                      ${edges.map((h) => h[2])}::timestamptz[]) AS ei(idx, e0, e1)),
+        WITH hi AS (${hi}), ei AS (${ei}),
+             len AS (SELECT coalesce(max(n), -1) + 1 AS bits FROM playbook_wallet_numbers),
+             hs AS (
+               SELECT hi.idx, sum(p.dex_buy_usd) AS b, sum(p.dex_sell_usd) AS s, sum(p.exchange_deposit_usd) AS d,
+                 sum(p.exchange_withdraw_usd) AS w, sum(p.records) AS n, bit_or(playbook_bits_pad(p.wallets, len.bits)) AS wallets
+               FROM hi CROSS JOIN len JOIN playbook_flow_hourly p ON p.hour >= hi.f0 AND p.hour < hi.f1
+               GROUP BY hi.idx),
+             eu AS (
+               SELECT u.e0, u.e1,
+                 coalesce(sum(x.usd) FILTER (WHERE x.category = 'dex_buy'), 0) AS b,
+                 coalesce(sum(x.usd) FILTER (WHERE x.category = 'dex_sell'), 0) AS s,
+                 coalesce(sum(x.usd) FILTER (WHERE x.category = 'exchange_deposit'), 0) AS d,
+                 coalesce(sum(x.usd) FILTER (WHERE x.category = 'exchange_withdraw'), 0) AS w,
+                 count(*) AS n, playbook_bits_pad(playbook_bits(array_agg(k.n)), max(len.bits)) AS wallets
+               FROM (SELECT DISTINCT e0, e1 FROM ei) u CROSS JOIN len
+                 JOIN whale_tx x ON x.ts >= u.e0 AND x.ts < u.e1
+                 LEFT JOIN playbook_wallet_numbers k ON k.wallet = x.wallet
+               GROUP BY u.e0, u.e1),
+             es AS (
+               SELECT ei.idx, sum(eu.b) AS b, sum(eu.s) AS s, sum(eu.d) AS d, sum(eu.w) AS w, sum(eu.n) AS n, bit_or(eu.wallets) AS wallets
+               FROM ei JOIN eu ON eu.e0 = ei.e0 AND eu.e1 = ei.e1 GROUP BY ei.idx)
+        SELECT idx, coalesce(hs.b, 0) + coalesce(es.b, 0) AS dex_buy_usd, coalesce(hs.s, 0) + coalesce(es.s, 0) AS dex_sell_usd,
+          coalesce(hs.d, 0) + coalesce(es.d, 0) AS exchange_deposit_usd, coalesce(hs.w, 0) + coalesce(es.w, 0) AS exchange_withdraw_usd,
+          coalesce(bit_count(CASE WHEN hs.wallets IS NULL THEN es.wallets WHEN es.wallets IS NULL THEN hs.wallets
+            ELSE hs.wallets | es.wallets END), 0)::int AS whales_active,
+          (coalesce(hs.n, 0) + coalesce(es.n, 0))::int AS records
+        FROM hs FULL JOIN es USING (idx)`
+    }
+
+    /**
+     * Spans narrowed to `tokens` (addresses), from the hour × token × wallet roll-up `whale_flow_hourly` plus edge
+     * records; with `from = "records"` every span straight from `whale_tx` (the benchmark's baseline).
+     */
+    const rowFigures = (spans: ReadonlyArray<Span>, tokens: ReadonlyArray<string> | null, from: "rollup" | "records") => {
+      const { hi, ei } = spanArrays(spans, from)
+      return sql<RawFigures & { idx: number }>`
+        WITH hi AS (${hi}), ei AS (${ei}),
              r AS (
                SELECT hi.idx, h.wallet, h.dex_buy_usd AS b, h.dex_sell_usd AS s, h.exchange_deposit_usd AS d,
                  h.exchange_withdraw_usd AS w, h.dex_buys + h.dex_sells + h.exchange_withdraws + h.exchange_deposits AS n
@@ -100,7 +154,15 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         SELECT idx, coalesce(sum(b), 0) AS dex_buy_usd, coalesce(sum(s), 0) AS dex_sell_usd,
           coalesce(sum(d), 0) AS exchange_deposit_usd, coalesce(sum(w), 0) AS exchange_withdraw_usd,
           count(DISTINCT wallet)::int AS whales_active, coalesce(sum(n), 0)::int AS records
-        FROM r GROUP BY idx`.pipe(
+        FROM r GROUP BY idx`
+    }
+
+    /**
+     * Figures of many spans in one statement: index i of the result holds the figures of `spans[i]`. Each span
+     * reads its whole hours from a roll-up and its edges from the records; `tokens` (addresses) narrows it.
+     */
+    const figures = (spans: ReadonlyArray<Span>, tokens: ReadonlyArray<string> | null = null, from: "rollup" | "records" = "rollup") =>
+      noJit(tokens === null && from === "rollup" ? marketFigures(spans) : rowFigures(spans, tokens, from)).pipe(
         Effect.map((rows) => {
           const out: Array<RawFigures> = spans.map(() => ({ dex_buy_usd: 0, dex_sell_usd: 0, exchange_deposit_usd: 0, exchange_withdraw_usd: 0, whales_active: 0, records: 0 }))
           for (const { idx, ...f } of rows) out[idx] = f
@@ -108,7 +170,6 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         }),
         Effect.orDie
       )
-    }
 
     /** Rows (token, wallet, sums) of one span: roll-up hours plus edge records. */
     const spanRows = (s: Span) => {

@@ -1,7 +1,7 @@
 /**
  * The event playbook: scheduled, live and completed events with whale-flow metrics (spec §4.9, §3.1), the
- * playbook-live actor, and the calendar upserted at start. Its topic `playbook:live` is registered by the console
- * gateway (stream `console.playbook`, whale tier).
+ * playbook-live actor, the calendar upserted at start, and its WebSocket topic `playbook:live` (stream
+ * `console.playbook`, whale tier).
  */
 import { Effect } from "effect"
 import { PlaybookLiveActor } from "../../../actors/playbook-live/Behaviour"
@@ -10,6 +10,7 @@ import { PlaybookErrors } from "./Errors"
 import { PlaybookRoutes } from "./Http"
 import { PlaybookLive } from "./Layer"
 import { Playbook } from "./Playbook"
+import { PLAYBOOK_TOPICS } from "./Topics"
 
 export const PlaybookModule = defineModule({
   name: "playbook",
@@ -23,5 +24,6 @@ export const PlaybookModule = defineModule({
       run: Effect.flatMap(Playbook, (p) => p.seedCalendar).pipe(Effect.catchAllCause(Effect.logError))
     }
   ],
+  topics: PLAYBOOK_TOPICS,
   errors: PlaybookErrors
 })

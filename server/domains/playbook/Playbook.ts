@@ -5,10 +5,11 @@
  */
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import type { CreateEventRequest, EventCategory, EventDetail, EventMetrics, EventStatus, UpdateEventRequest } from "../../../schema/http/playbook"
 import { STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
+import { memo } from "../../platform/infra/Memo"
 import { parseCalendar, formatProblems, type Keyed } from "./CalendarFile"
 import { PlaybookConfig } from "./Config"
 import { Engine } from "./Engine"
@@ -34,13 +35,36 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
     const compute = (r: EventRow, at: number) => engine.compute({ id: r.id, ts: r.ts.getTime(), category: r.category }, at, config.windows)
 
     /**
+     * Running computations (metrics of an open window, the positioning gauge) are made once per slot of
+     * PLAYBOOK_RUNNING_CACHE_SECONDS, as of the slot's start, and shared by every request in the slot: a burst of
+     * requests costs one computation, and every answer of a slot is the same. Whale activity is up to a slot late;
+     * a change of the events (created, edited, moved) is not: the events' version is part of every key (`slotKey`).
+     * 0 turns it off (computed on each request, as of then).
+     */
+    const slotMs = config.runningCacheSeconds * 1000
+    const slotOf = (at: number) => (slotMs === 0 ? at : Math.floor(at / slotMs) * slotMs)
+    /** `slot start|events version`: the tail of a running computation's cache key, as of `at`. */
+    const slotKey = (at: number) => Effect.map(repo.version, (v) => `${slotOf(at)}|${v}`)
+    const cached = <A, E>(compute: (key: string) => Effect.Effect<A, E>) =>
+      memo({ ttl: Duration.millis(Math.max(slotMs, 1)), capacity: 256, compute })
+
+    // Key: event id | timestamp | category (its window) | slot start | events version.
+    const running = yield* cached((key: string) => {
+      const [id, ts, category, at] = key.split("|")
+      return engine.compute({ id: Number(id), ts: Number(ts), category: category as EventCategory }, Number(at), config.windows)
+    })
+    const runningMetrics = (r: EventRow, at: number) =>
+      slotMs === 0 ? compute(r, at) : Effect.flatMap(slotKey(at), (k) => running.get(`${r.id}|${r.ts.getTime()}|${r.category}|${k}`))
+
+    /**
      * Metrics of an event: the cached final ones of a COMPLETED event; for a past event the cached ones while
-     * fresh (PLAYBOOK_METRICS_TTL_SECONDS); for a running window computed now; null before the window opens.
+     * fresh (PLAYBOOK_METRICS_TTL_SECONDS); for a running window those of the current slot (as of its start);
+     * null before the window opens.
      */
     const metricsOf = Effect.fn("Playbook.metricsOf")(function* (r: EventRow) {
       if (r.status === "COMPLETED" && r.final_metrics) return r.final_metrics
       const at = yield* now
-      if (at < windowOf(r).whole.to) return yield* compute(r, at)
+      if (at < windowOf(r).whole.to) return yield* runningMetrics(r, at)
       const [cached] = yield* repo.cachedMetrics([r.id])
       if (cached && cached.event_ts.getTime() === r.ts.getTime() && at - cached.computed_at.getTime() < config.metricsTtlSeconds * 1000) return cached.metrics
       const m = yield* compute(r, at)
@@ -169,8 +193,8 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
       })
 
     return {
-      now, windowOf, found, metricsOf, pastMetrics, detail, setStatus, recompute, create, update, importEntries, seedCalendar,
-      list, past, live: repo.live, all: repo.all, config
+      now, windowOf, slotKey, cached, runningComputations: () => running.computations(), found, metricsOf, pastMetrics, detail,
+      setStatus, recompute, create, update, importEntries, seedCalendar, list, past, live: repo.live, all: repo.all, config
     } as const
   })
 }) {}

@@ -87,8 +87,8 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       return { events }
     })
 
-    const positioning = Effect.fn("Playbook.positioning")(function* (daysAhead: number) {
-      const at = yield* pb.now
+    /** The positioning gauge as of `at` (computed once per slot and events version: see Playbook.slotKey). */
+    const positioningAt = Effect.fn("Playbook.positioning")(function* (daysAhead: number, at: number) {
       const upcoming = (yield* pb.all).filter((r) => r.status === "SCHEDULED" && r.ts.getTime() > at && r.ts.getTime() <= at + daysAhead * DAY_MS)
       const spans: ReadonlyArray<Span> = [
         { from: at - 24 * HOUR_MS, to: at },
@@ -121,6 +121,12 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       )
       return { as_of: iso(at), days_ahead: daysAhead, events: events.sort((a, b) => a.hours_until - b.hours_until) }
     })
+    const positioningSlots = yield* pb.cached((key: string) => {
+      const [days, at] = key.split("|").map(Number)
+      return positioningAt(days!, at!)
+    })
+    const positioning = (daysAhead: number) =>
+      pb.now.pipe(Effect.flatMap(pb.slotKey), Effect.flatMap((k) => positioningSlots.get(`${daysAhead}|${k}`)))
 
     const confluence = Effect.fn("Playbook.confluence")(function* (windowDays: number) {
       const at = yield* pb.now
@@ -229,6 +235,9 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       return { event_id: id, trades: rows.map((x) => recordView(x, r.ts.getTime())) }
     })
 
-    return { flow, live, patterns, impact, positioning, confluence, search, compare, recovery: recoveryOf, signals, fastest } as const
+    return {
+      flow, live, patterns, impact, positioning, confluence, search, compare, recovery: recoveryOf, signals, fastest,
+      positioningComputations: () => positioningSlots.computations()
+    } as const
   })
 }) {}

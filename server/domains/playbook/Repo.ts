@@ -185,13 +185,22 @@ export class PlaybookRepo extends Effect.Service<PlaybookRepo>()("app/playbook/R
         Effect.orDie
       )
 
+    /**
+     * Changes with every insert, edit, status change or metrics write of any event (count and newest `updated_at`):
+     * part of the cache key of running computations, so that an event change is seen at once, in every process.
+     */
+    const version = sql<{ n: number; at: Date | null }>`SELECT count(*)::int AS n, max(updated_at) AS at FROM playbook_events`.pipe(
+      Effect.map((r) => `${r[0]?.n ?? 0}:${r[0]?.at?.getTime() ?? 0}`),
+      Effect.orDie
+    )
+
     const transitions = (id: number) =>
       sql<{ from_status: string; to_status: string; actor: string; at: Date }>`
         SELECT from_status, to_status, actor, at FROM playbook_transitions WHERE event_id = ${id} ORDER BY at, id`.pipe(Effect.orDie)
 
     return {
       list, past, all, get, live, insert, update, upsertCalendar, transition, setFinalMetrics, highSeverityTimestamps,
-      cachedMetrics, putCachedMetrics, transitions
+      cachedMetrics, putCachedMetrics, transitions, version
     } as const
   })
 }) {}

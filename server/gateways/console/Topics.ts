@@ -5,14 +5,14 @@
  *                  retraction of a trade (chain.tx) is relayed in order as a FeedRetraction, and the console drops it
  *   index          anyone (the public sentiment index)
  *   top-tokens     anyone (the public top tokens)
- *   playbook:live  whale tier and above (the playbook is whale-gated)
  *   chain:head     anyone: the newest block stored (number, hash, time), live
  *
- * `user:<id>` and `ops:actors` are the platform's own (server/platform/ws/Topics.ts).
+ * `user:<id>` and `ops:actors` are the platform's own (server/platform/ws/Topics.ts); `playbook:live` is the playbook
+ * domain's (server/domains/playbook/Topics.ts).
  */
 import { ChainStreamMessage, isRetraction, STREAMS } from "../../../schema/streams"
 import { ChainHead, CONSOLE_STREAMS, IndexSnapshot, TopTokensSnapshot, type FeedRetraction } from "../../../schema/ws"
-import { Gate, parsed, withoutMessageId, type TopicDef } from "../../platform/ws/Topics"
+import { Gate, parsed, type TopicDef } from "../../platform/ws/Topics"
 import { masked } from "./AnonymousView"
 
 export const CONSOLE_TOPICS: ReadonlyArray<TopicDef> = [
@@ -70,13 +70,5 @@ export const CONSOLE_TOPICS: ReadonlyArray<TopicDef> = [
       }
     },
     gate: Gate.everyone
-  },
-  {
-    topic: "playbook:live",
-    source: {
-      stream: CONSOLE_STREAMS.playbook, kind: "log", delayedForAnon: false,
-      route: (payload) => ({ topic: "playbook:live", key: "", live: withoutMessageId(payload) })
-    },
-    gate: Gate.tier("whale")
   }
 ]
