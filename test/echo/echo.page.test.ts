@@ -65,7 +65,8 @@ describe("/echo in the browser", () => {
     await page.locator(".account-name").waitFor({ timeout: 10_000 })
     await page.goto(`${app.url}/echo`)
     await page.locator(".echo-feed li").first().waitFor({ timeout: 20_000 })
-    expect(await page.locator('[data-testid="echo-total"]').textContent()).toContain("100,000")
+    // The portfolio loads beside the feed (its own request): wait for it rather than read it at once.
+    await page.locator('[data-testid="echo-total"]', { hasText: "100,000" }).waitFor({ timeout: 20_000 })
     // copy the first BUY that can be copied
     const row = page.locator(".echo-feed li", { has: page.locator(".side-in") }).filter({ has: page.locator("button:not([disabled])", { hasText: "Copy" }) }).first()
     await row.locator("button", { hasText: "Copy" }).click()
