@@ -31,6 +31,11 @@ beforeAll(async () => {
     const res = await fetch(`${app.url}/api/v1/stats`, { headers: { "x-api-key": key } })
     return res.ok && (await res.json()).data.transactions_24h === fresh.transactions_24h
   }, 15_000, 100)
+  // The records' source (meta.source) is a read model of its own, refreshed the same way.
+  await waitFor(async () => {
+    const res = await fetch(`${app.url}/api/v1/whale-index`, { headers: { "x-api-key": key } })
+    return res.ok && (await res.json()).meta.source === "rpc"
+  }, 15_000, 100)
 })
 afterAll(async () => {
   await app?.close()
