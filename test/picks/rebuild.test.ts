@@ -36,7 +36,7 @@ describe("npm run picks -- rebuild", () => {
       picks: await app.query("SELECT token, flagged_at, flag_record, entry_price, whales, flaggers, conviction, inputs, status, close_return, peak_return, day_closes FROM picks ORDER BY flagged_at"),
       exits: await app.query("SELECT wallet, ts, day_offset, move, route FROM pick_exits ORDER BY ts")
     })
-    expect(await rebuild()).toEqual({ records: 9, flagged: 2, graded: 0 })
+    expect(await rebuild()).toEqual({ records: 9, flagged: 2, graded: 1 })
     const first = await state()
     expect(first.picks.map((p: any) => [p.status, p.whales])).toEqual([["GRADED", 3], ["PENDING", 3]])
     expect((first.picks[0] as any).close_return).toBeCloseTo(0.2, 10)

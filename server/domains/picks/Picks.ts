@@ -194,6 +194,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         let after = { ts: 0, id: 0 }
         let records = 0
         let flagged = 0
+        let graded = 0
         while (true) {
           const rows = yield* repo.storedRecords(after, 2000)
           if (rows.length === 0) break
@@ -202,7 +203,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
               txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
               amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
             }
-            yield* gradeDue(r.ts)
+            graded += yield* gradeDue(r.ts)
             if ((yield* ingestRecord(r, r.ts, "rebuild")) !== null) flagged++
             records++
           }
@@ -210,7 +211,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           after = { ts: last.ts.getTime(), id: last.id }
           onProgress(records)
         }
-        const graded = yield* gradeDue(yield* Clock.currentTimeMillis)
+        graded += yield* gradeDue(yield* Clock.currentTimeMillis)
         return { records, flagged, graded }
       })
 
