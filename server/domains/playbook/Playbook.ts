@@ -73,8 +73,7 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
     })
 
     /** Metrics of every event whose window has ended (patterns, search by flow or impact). */
-    const pastMetrics = Effect.fn("Playbook.pastMetrics")(function* () {
-      const at = yield* now
+    const computePastMetrics = (at: number) => Effect.gen(function* () {
       const rows = (yield* repo.all).filter((r) => (r.status === "COMPLETED" && r.final_metrics) || windowOf(r).whole.to <= at)
       const cached = new Map((yield* repo.cachedMetrics(rows.filter((r) => !r.final_metrics).map((r) => r.id))).map((c) => [c.event_id, c]))
       return yield* Effect.forEach(
@@ -91,6 +90,13 @@ export class Playbook extends Effect.Service<Playbook>()("app/playbook/Playbook"
         },
         { concurrency: 2 }
       )
+    })
+    // One computation per slot and events version, however many requests arrive meanwhile (a fresh process has
+    // every past event's metrics to compute, and concurrent requests would each compute them all).
+    const pastMemo = yield* cached((key: string) => computePastMetrics(Number(key.split("|")[0])))
+    const pastMetrics = Effect.fn("Playbook.pastMetrics")(function* () {
+      const at = yield* now
+      return slotMs === 0 ? yield* computePastMetrics(at) : yield* pastMemo.get(yield* slotKey(at))
     })
 
     const detail = Effect.fn("Playbook.detail")(function* (id: number) {
