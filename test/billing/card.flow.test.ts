@@ -132,6 +132,8 @@ describe("card checkout → webhook → tier", () => {
     await waitFor(async () => (await tierOf(t.app, other.headers)) === "pro", 10_000)
     const after = await status(other)
     expect(after.subscription).toMatchObject({ tier: "pro", status: "active", pending_change: null, cancel_at_period_end: false })
+    // The history row is written with the change; wait for it rather than read it at once (a loaded machine).
+    await waitFor(async () => (await count(t.app, "SELECT count(*) AS n FROM subscription_history WHERE user_id = $1 AND change = 'pending_change_applied'", [other.id])) >= 1, 10_000)
     expect(await count(t.app, "SELECT count(*) AS n FROM subscription_history WHERE user_id = $1 AND change = 'pending_change_applied'", [other.id])).toBe(1)
     // The pending change was applied once, whatever the number of rounds since.
     expect([...t.stripe.subscriptions.values()].filter((s) => s.metadata.user_id === String(other.id))).toHaveLength(2)
