@@ -2,13 +2,18 @@
  * bench:alerts — a worst-case block (BENCH_RECORDS, 2,400 records) stored and published against BENCH_SUBS (10,000)
  * subscriptions of BENCH_USERS (1,000) users, delivered into local sinks: the console stream for everyone, a
  * signed-webhook receiver for 30 % of the users and a local Bot API server for 20 users (messenger pacing stays at
- * the Bot API's 30 messages/s). Prints block-stored → delivered p50/p95/p99 per channel and overall (target:
- * p95 ≤ 1 s on real PostgreSQL and Redis), then the matching cost per record of the index against a naive scan of
- * every subscription over the same block (target: ≥ 20× cheaper), measured in the same run.
+ * the Bot API's 30 messages/s). The receiver and the Bot API run in a process of their own (bench/alerts-sinks.ts),
+ * as they do in production, so their work is not the app's. Every actor of the app runs, as in one all-roles process.
+ * Prints block-stored → delivered p50/p95/p99 per channel for the alerts of the block's records (whale_trade,
+ * exchange_flow, wallet_activity, convergence: target p95 ≤ 1 s on real PostgreSQL and Redis), and separately for the
+ * event alerts the block causes downstream (pick_flagged when the picks-grader flags a pick on the block's buys,
+ * index_cross), then the matching cost per record of the index against a naive scan of every subscription over the
+ * same block (target: ≥ 20× cheaper), measured in the same run.
  *
  * Uses DATABASE_URL / REDIS_URL when set (a throw-away database and key prefix), else the embedded defaults.
  *   npm run bench:alerts        (run it under `flock /tmp/bench.lock` on a shared machine)
  */
+import { fork } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import { CreateAlertRequest, type AlertSpec } from "../schema/http/alerts"
@@ -20,8 +25,6 @@ import { MatchIndex, naiveMatch, type Sub } from "../server/domains/alerts/Match
 import { newWebhookSecret } from "../server/domains/alerts/Webhooks"
 import { Bus } from "../server/platform/infra/Bus"
 import { startApp } from "../test/support/harness"
-import { startBotApi } from "../test/support/telegram"
-import { startReceiver } from "../test/alerts/support"
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 2400)
 const SUBS = Number(process.env.BENCH_SUBS ?? 10_000)
@@ -65,12 +68,39 @@ const quantile = (xs: ReadonlyArray<number>, q: number) => {
 }
 const fmt = (ms: number) => (Number.isNaN(ms) ? "—" : `${ms.toFixed(0)} ms`)
 
+/** The arrival times (epoch ms) the sinks saw, with each webhook's alert type. */
+interface SinkReport {
+  readonly webhook: ReadonlyArray<{ readonly at: number; readonly type: string }>
+  readonly messenger: ReadonlyArray<number>
+}
+
+/** The sinks' process: its URLs, a report on demand, and close. */
+const startSinks = async () => {
+  const child = fork(new URL("./alerts-sinks.ts", import.meta.url).pathname, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const ready = await new Promise<{ webhookUrl: string; botUrl: string; botToken: string }>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as { webhookUrl: string; botUrl: string; botToken: string }))
+    child.once("exit", (code) => reject(new Error(`the sinks' process exited (${code})`)))
+  })
+  return {
+    ...ready,
+    report: () => new Promise<SinkReport>((resolve) => {
+      child.once("message", (m) => resolve((m as { report: SinkReport }).report))
+      child.send("report")
+    }),
+    close: () => new Promise<void>((resolve) => {
+      child.once("exit", () => resolve())
+      child.send("close")
+    })
+  }
+}
+
+const RECORD_TYPES = new Set(["whale_trade", "exchange_flow", "wallet_activity", "convergence"])
+
 const main = async () => {
-  const bot = await startBotApi()
-  const hooks = await startReceiver()
+  const sinks = await startSinks()
   const app = await startApp({
     env: {
-      LOG_LEVEL: "error", MESSENGER_API_BASE: bot.url, MESSENGER_BOT_TOKEN: bot.token, ALERTS_WEBHOOK_ALLOW_PRIVATE: "true",
+      LOG_LEVEL: "error", MESSENGER_API_BASE: sinks.botUrl, MESSENGER_BOT_TOKEN: sinks.botToken, ALERTS_WEBHOOK_ALLOW_PRIVATE: "true",
       ALERTS_BUDGET_PER_HOUR: "100000", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000", DB_POOL_SIZE: "10"
     }
   })
@@ -89,7 +119,7 @@ const main = async () => {
       await app.query(
         `INSERT INTO alert_user_settings (user_id, messenger_chat_id, messenger_connected_at, email_enabled, webhook_enabled, webhook_url, webhook_secret)
          VALUES ($1, $2, CASE WHEN $2::text IS NULL THEN NULL ELSE now() END, false, $3, $4, $5)`,
-        [u, messenger, webhook, webhook ? hooks.url : null, webhook ? newWebhookSecret() : null])
+        [u, messenger, webhook, webhook ? sinks.webhookUrl : null, webhook ? newWebhookSecret() : null])
     }
     const subs: Array<Sub> = []
     const rows: Array<[number, string, string, string]> = []
@@ -131,7 +161,7 @@ const main = async () => {
     await run(Effect.flatMap(Bus, (bus) => bus.publish(STREAMS.chainTx, { ...messages[0]!, messageId: "warm", tx_hash: hex(32), token: hex(20) })))
     await new Promise((r) => setTimeout(r, 3000))
     const consoleBefore = (await run(Effect.flatMap(Bus, (bus) => bus.tail(CONSOLE_STREAMS.user, 1)))).at(-1)?.id ?? "0-0"
-    const webhookBefore = hooks.received.length
+    const webhookBefore = (await sinks.report()).webhook.length
 
     const t0wall = Date.now()
     await run(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "demo")).pipe(Effect.provide(ChainRepo.Default)))
@@ -149,9 +179,8 @@ const main = async () => {
       if ((r!.total > 0 && owed === 0) || Date.now() > deadline) break
       await new Promise((res) => setTimeout(res, 50))
     }
-    const [counts] = await app.query<{ deliveries: number; sent: number; cooldown: number; matched_ms: number }>(
-      `SELECT count(DISTINCT d.id)::int AS deliveries, (extract(epoch FROM max(d.created_at)) * 1000)::float8 - ${stored} AS matched_ms, count(*) FILTER (WHERE c.status = 'sent')::int AS sent,
-              count(*) FILTER (WHERE c.status = 'cooldown')::int AS cooldown
+    const [counts] = await app.query<{ deliveries: number; sent: number; matched_ms: number }>(
+      `SELECT count(DISTINCT d.id)::int AS deliveries, (extract(epoch FROM max(d.created_at)) * 1000)::float8 - ${stored} AS matched_ms, count(*) FILTER (WHERE c.status = 'sent')::int AS sent
        FROM alert_deliveries d JOIN alert_delivery_channels c ON c.delivery_id = d.id WHERE d.created_at >= $1`, [new Date(t0wall)])
 
     const [spread] = await app.query<{ first_ms: number; last_ms: number; first_created_ms: number }>(
@@ -160,18 +189,36 @@ const main = async () => {
        FROM alert_deliveries d JOIN alert_delivery_channels c ON c.delivery_id = d.id WHERE d.created_at >= $1`, [new Date(t0wall)])
     console.log(`first delivery recorded after ${fmt(spread!.first_created_ms)}; first sent after ${fmt(spread!.first_ms)}, last after ${fmt(spread!.last_ms)}`)
     const entries = await run(Effect.flatMap(Bus, (bus) => bus.rangeAfter(CONSOLE_STREAMS.user, consoleBefore, 1_000_000)))
-    const consoleLat = entries.map((e) => Number(e.id.split("-")[0]) - stored)
-    const webhookLat = hooks.received.slice(webhookBefore).map((r) => r.at - stored)
-    const messengerLat = bot.sent.map((m) => m.at - stored)
-    const all = [...consoleLat, ...webhookLat, ...messengerLat]
+    const typeOf = (e: (typeof entries)[number]) => String((e.payload as { data?: { type?: unknown } }).data?.type ?? "")
+    const sunk = await sinks.report()
+    const split = <T,>(xs: ReadonlyArray<T>, type: (x: T) => string, at: (x: T) => number) => ({
+      record: xs.filter((x) => RECORD_TYPES.has(type(x))).map((x) => at(x) - stored),
+      event: xs.filter((x) => !RECORD_TYPES.has(type(x))).map((x) => at(x) - stored)
+    })
+    const consoleLat = split(entries, typeOf, (e) => Number(e.id.split("-")[0]))
+    const webhookLat = split(sunk.webhook.slice(webhookBefore), (w) => w.type, (w) => w.at)
+    // A messenger message bundles up to ten deliveries of any type, and is paced by the Bot API's limits (one message a
+    // second per chat): shown on its own line, not in the target's figure.
+    const messengerLat = sunk.messenger.map((at) => at - stored)
+    const recordLat = [...consoleLat.record, ...webhookLat.record]
+    const events = [...consoleLat.event, ...webhookLat.event]
 
-    console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}, folded by cooldowns ${counts!.cooldown}); unsent after wait: ${owed}; last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
+    console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}); unsent after wait: ${owed}; last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
     console.log("block stored → delivered      p50       p95       p99     count")
-    for (const [name, xs] of [["console", consoleLat], ["webhook", webhookLat], ["messenger", messengerLat], ["all channels", all]] as const) {
+    const line = (name: string, xs: ReadonlyArray<number>) =>
       console.log(`  ${name.padEnd(26)} ${fmt(quantile(xs, 0.5)).padStart(8)}  ${fmt(quantile(xs, 0.95)).padStart(8)}  ${fmt(quantile(xs, 0.99)).padStart(8)}  ${String(xs.length).padStart(8)}`)
-    }
-    const p95 = quantile(all, 0.95)
-    console.log(`target p95 ≤ 1000 ms: ${p95 <= 1000 ? "met" : "NOT met"} (${fmt(p95)}, ${backend})`)
+    console.log(" the block's record alerts (whale_trade, exchange_flow, wallet_activity, convergence)")
+    line("console", consoleLat.record)
+    line("webhook", webhookLat.record)
+    line("console + webhook", recordLat)
+    console.log(" event alerts the block caused (pick_flagged, index_cross)")
+    line("console", consoleLat.event)
+    line("webhook", webhookLat.event)
+    line("console + webhook", events)
+    console.log(" messenger messages (paced per chat; bundles of any type)")
+    line("messenger", messengerLat)
+    const p95 = quantile(recordLat, 0.95)
+    console.log(`target p95 ≤ 1000 ms for the block's record alerts: ${p95 <= 1000 ? "met" : "NOT met"} (${fmt(p95)}, ${backend})`)
 
     // Matching cost per record: the index against a scan of every subscription, same block, same process.
     const index = new MatchIndex()
@@ -200,8 +247,7 @@ const main = async () => {
     console.log(`matching per record: index ${(indexNs / 1000).toFixed(2)} µs, naive scan of ${SUBS} subscriptions ${(scanNs / 1000).toFixed(2)} µs → ${(scanNs / indexNs).toFixed(1)}× cheaper (target ≥ 20×: ${scanNs / indexNs >= 20 ? "met" : "NOT met"}) [${sink > 0 ? "matches checked" : ""}]`)
   } finally {
     await app.close()
-    await bot.close()
-    await hooks.close()
+    await sinks.close()
   }
 }
 

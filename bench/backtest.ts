@@ -13,6 +13,8 @@ import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from 
 import Pg from "pg"
 import { Backtest } from "../server/domains/backtest/Backtest"
 import { type BacktestPick, runBacktest } from "../server/domains/backtest/Engine"
+import { Chain } from "../server/domains/chain/Chain"
+import { ChainSourceLive } from "../server/domains/chain/SourceLive"
 import { DAY_MS, marks } from "../server/domains/picks/Rules"
 import { AppConfig } from "../server/platform/Config"
 import { BusMemory } from "../server/platform/infra/BusMemory"
@@ -38,6 +40,7 @@ const env = { ...db.env, DB_POOL_SIZE: "4", PICKS_CACHE_SECONDS: "0" }
 const config = AppConfig.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env) as Array<[string, string]>)))))
 const runtime = ManagedRuntime.make(
   Backtest.Default.pipe(
+    Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive))),
     Layer.provideMerge(Layer.mergeAll(SqlLive(), BusMemory.layer)),
     Layer.provideMerge(config),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env) as Array<[string, string]>)))),

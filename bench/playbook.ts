@@ -12,6 +12,8 @@ import { throwawayDatabase } from "./support"
 import { SqlClient } from "@effect/sql"
 import { Clock, ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { HIGH_SEVERITY } from "../schema/http/playbook"
+import { Chain } from "../server/domains/chain/Chain"
+import { ChainSourceLive } from "../server/domains/chain/SourceLive"
 import { Engine } from "../server/domains/playbook/Engine"
 import { FlowRepo } from "../server/domains/playbook/FlowRepo"
 import { PlaybookLive } from "../server/domains/playbook/Layer"
@@ -39,7 +41,7 @@ delete (env as Record<string, string | undefined>).REDIS_URL
 const provider = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))))
 const Infra = Layer.mergeAll(SqlLive(), BusAndKvLive).pipe(Layer.provideMerge(AppConfig.Default))
 const runtime = ManagedRuntime.make(
-  PlaybookLive.pipe(Layer.provideMerge(Infra), Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)), Layer.provide(provider))
+  PlaybookLive.pipe(Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive))), Layer.provideMerge(Infra), Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)), Layer.provide(provider))
 )
 const run = <A, E>(e: Effect.Effect<A, E, any>) => runtime.runPromise(e as Effect.Effect<A, E, never>)
 

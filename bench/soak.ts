@@ -17,7 +17,7 @@ import { createServer } from "node:net"
 import Pg from "pg"
 import { createClient } from "redis"
 import WebSocket from "ws"
-import { recordId } from "../server/domains/chain/Wire"
+import { recordId } from "../schema/records"
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const RPS = Number(process.env.SOAK_RPS ?? 40)

@@ -9,6 +9,7 @@
  *    sentiment index crossing a level): alerts and the console consume them.
  */
 import { z } from "zod"
+import { WhaleTx } from "./records"
 
 export const STREAMS = {
   chainTx: "chain.tx",
@@ -18,30 +19,8 @@ export const STREAMS = {
   domainEvents: "domain.events"
 } as const
 
-export const WhaleCategory = z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"])
-export type WhaleCategory = z.infer<typeof WhaleCategory>
-
-/** A whale transaction record on `chain.tx` (numbers as JSON numbers, exact amounts as decimal strings). */
-export const ChainTxMessage = z.object({
-  messageId: z.string(),
-  id: z.number().int().nullable(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block: z.number().int(),
-  ts: z.string(),
-  wallet: z.string(),
-  wallet_label: z.string().nullable(),
-  token: z.string(),
-  symbol: z.string(),
-  category: WhaleCategory,
-  amount: z.string(),
-  usd: z.number().nullable(),
-  price_usd: z.number().nullable(),
-  counter_token: z.string().nullable(),
-  counter_symbol: z.string().nullable(),
-  venue: z.string().nullable(),
-  source: z.enum(["rpc", "replay", "demo", "internal"])
-})
+/** A whale record on `chain.tx`; `id` is null for a custom wallet's record that whale_tx does not store. */
+export const ChainTxMessage = z.object({ messageId: z.string(), ...WhaleTx.shape, id: z.number().int().nullable() })
 export type ChainTxMessage = z.infer<typeof ChainTxMessage>
 
 /**
@@ -52,14 +31,8 @@ export type ChainTxMessage = z.infer<typeof ChainTxMessage>
 export const ChainTxRetraction = z.object({
   messageId: z.string(),
   kind: z.literal("retraction"),
+  ...WhaleTx.pick({ id: true, tx_hash: true, log_index: true, block: true, wallet: true, token: true, category: true, usd: true }).shape,
   id: z.number().int().nullable(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block: z.number().int(),
-  wallet: z.string(),
-  token: z.string(),
-  category: WhaleCategory,
-  usd: z.number().nullable(),
   reason: z.literal("reorg")
 })
 export type ChainTxRetraction = z.infer<typeof ChainTxRetraction>

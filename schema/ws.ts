@@ -14,6 +14,7 @@
  */
 import { z } from "zod"
 import { DataSource, TopTokens, WhaleIndex } from "./http/analytics"
+import { WhaleTx } from "./records"
 import { ChainTxMessage } from "./streams"
 import { Tier } from "./tiers"
 
@@ -137,11 +138,14 @@ export type DataFrame = z.infer<typeof DataFrame>
 
 // ---- topic payloads (the `data` of data frames, and the bus payloads behind them) ------------------------------
 
-/** `feed:trades`: one whale transaction as stored. Anonymous connections get `wallet` masked (`0x1234…abcd`). */
 /** `chain:head` (stream `console.chain-head`): the newest block stored, published by the block listener. */
 export const ChainHead = z.object({ number: z.number().int(), hash: z.string(), ts: z.string() })
 export type ChainHead = z.infer<typeof ChainHead>
 
+/**
+ * `feed:trades`: one whale record as published on `chain.tx`, without its messageId. Anonymous connections get
+ * `wallet` masked (`0x1234…abcd`).
+ */
 export const FeedTrade = ChainTxMessage.omit({ messageId: true })
 export type FeedTrade = z.infer<typeof FeedTrade>
 
@@ -150,8 +154,9 @@ export type FeedTrade = z.infer<typeof FeedTrade>
  * the trade with the same `tx_hash`, `log_index` and `token` (the wallet is masked for anonymous connections).
  */
 export const FeedRetraction = z.object({
-  kind: z.literal("retraction"), tx_hash: z.string(), log_index: z.number().int(), block: z.number().int(),
-  wallet: z.string(), token: z.string(), reason: z.literal("reorg")
+  kind: z.literal("retraction"),
+  ...WhaleTx.pick({ tx_hash: true, log_index: true, block: true, wallet: true, token: true }).shape,
+  reason: z.literal("reorg")
 })
 export type FeedRetraction = z.infer<typeof FeedRetraction>
 

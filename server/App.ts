@@ -17,7 +17,7 @@ import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
 import { ActorRegistry } from "../actors/runtime/Registry"
 import { startActors } from "../actors/runtime/Runner"
-import { CONSOLE_PATHS } from "../schema/http/console"
+import { consolePaths } from "../schema/http/console"
 import { AccountsModule } from "./domains/accounts/Module"
 import { AnalyticsModule } from "./domains/analytics/Module"
 import { ApiKeysModule } from "./domains/apikeys/Module"
@@ -117,6 +117,12 @@ const ModuleServices = modules
     Exclude<In<ModuleLayer>, Out<ModuleLayer>>
   >
 
+/**
+ * Every module's config slice, read right after AppConfig and before the database opens: a bad value fails the start
+ * at once, naming the variable. The same layers are part of the modules' layers (built once: layers are memoized).
+ */
+const ModuleSettings = Layer.mergeAll(Layer.empty, ...modules.flatMap((m) => (m.config ? [m.config] : [])))
+
 /** Two modules minting the same token kind would share its key: refused at start. */
 const checkTokenKinds = Effect.suspend(() => {
   const owner = new Map<string, string>()
@@ -156,7 +162,7 @@ const Processes = Layer.scoped(
     if (hub) {
       const table: Array<import("./platform/http/Route").AnyRoute> = []
       const own = yield* Effect.all(modules.flatMap((m) => (m.routes ? [m.routes] : [])))
-      table.push(...(yield* OpsRoutes(() => table)), ...(yield* RestartRoutes), ...own.flat(), ...staticRoutes(CONSOLE_PATHS))
+      table.push(...(yield* OpsRoutes(() => table)), ...(yield* RestartRoutes), ...own.flat(), ...staticRoutes(consolePaths("shell")))
       port = (yield* makeHttpServer({ routes: table, configure: [hub.configure], errors, browserNotFound: consoleNotFound() })).port
     }
     yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}; modules: ${modules.map((m) => m.name).join(", ")}`)
@@ -168,6 +174,7 @@ export const AppLive = Processes.pipe(
   Layer.provideMerge(ModuleServices),
   Layer.provideMerge(PlatformServices),
   Layer.provideMerge(Infrastructure),
+  Layer.provideMerge(ModuleSettings),
   Layer.provide(Logging),
   Layer.provideMerge(AppConfig.Default)
 )

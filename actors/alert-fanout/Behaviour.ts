@@ -5,7 +5,7 @@
  * Transient state (index, convergence window, cooldowns) is rebuilt from the database at start.
  */
 import { Effect } from "effect"
-import { isRetraction, STREAMS, type ChainStreamMessage, type DomainEvent } from "../../schema/streams"
+import { STREAMS, type ChainStreamMessage, type DomainEvent } from "../../schema/streams"
 import { AlertFanout } from "../../server/domains/alerts/Fanout"
 import { streamActor } from "../runtime/Actor"
 import { FanoutEventMessage, FanoutRecordMessage } from "./Protocol"
@@ -14,12 +14,12 @@ export const AlertFanoutActor = streamActor({
   name: "alert-fanout",
   stream: STREAMS.chainTx,
   schema: FanoutRecordMessage,
-  // A whole block (2,400 records at worst) in one read: one sync, one write round, one set of notify messages.
+  // A whole block (2,400 records at worst) in one read, handled in one call (no fiber per record): one sync, one
+  // write round, one set of notify messages.
   batch: 4096,
-  concurrency: 4096,
-  behaviour: Effect.gen(function* () {
+  behaviourMany: Effect.gen(function* () {
     const fanout = yield* AlertFanout
-    return (message: ChainStreamMessage) => (isRetraction(message) ? fanout.handleRetraction(message) : fanout.handleRecord(message))
+    return (messages: ReadonlyArray<ChainStreamMessage>) => fanout.handleMessages(messages)
   })
 })
 

@@ -6,10 +6,10 @@
  * the history is complete the actor only keeps its heartbeat. Persisted state: the demo_history row (migration 0040).
  */
 import { Duration, Effect } from "effect"
+import { ChainConfig } from "../../server/domains/chain/Config"
 import { writeDemoHistory, type HistoryProgress } from "../../server/domains/chain/demo/Writer"
 import { DATA_DIR, loadReference } from "../../server/domains/chain/Reference"
 import { ChainSource } from "../../server/domains/chain/Source"
-import { AppConfig } from "../../server/platform/Config"
 import { loopActor } from "../runtime/Actor"
 import type { ActorHandle } from "../runtime/Registry"
 
@@ -18,7 +18,7 @@ const IDLE = Duration.minutes(1)
 
 const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
-    const { chain } = yield* AppConfig
+    const chain = yield* ChainConfig
     const source = yield* ChainSource
     const idle = Effect.forever(Effect.sync(() => actor.heartbeat()).pipe(Effect.zipRight(Effect.sleep(IDLE))))
     if (source.kind !== "demo" || chain.demoHistoryDays <= 0) {

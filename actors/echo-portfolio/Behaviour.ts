@@ -11,11 +11,12 @@
  * positions are dropped.
  */
 import { Effect } from "effect"
-import { ChainStreamMessage, isRetraction, STREAMS, type ChainTxMessage } from "../../schema/streams"
+import { ChainStreamMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction } from "../../schema/streams"
 import { EchoBook } from "../../server/domains/echo/Book"
 import type { EchoError } from "../../server/domains/echo/Errors"
 import { EchoRepo } from "../../server/domains/echo/Repo"
 import { Bus } from "../../server/platform/infra/Bus"
+import { makeBatcher } from "../../server/platform/infra/Batcher"
 import { streamActor } from "../runtime/Actor"
 import { EchoEntities } from "./Entities"
 import { EchoCommand } from "./Protocol"
@@ -105,35 +106,58 @@ export const EchoWatchActor = streamActor({
   stream: STREAMS.chainTx,
   schema: ChainStreamMessage,
   startFrom: "$",
+  // A read's handlers join one round, handled in stream order: one query for the followers of all its wallets.
   batch: 256,
+  concurrency: 256,
   behaviour: Effect.gen(function* () {
     const repo = yield* EchoRepo
     const entities = yield* EchoEntities
     const bus = yield* Bus
 
-    const onRecord = (r: ChainTxMessage) => Effect.gen(function* () {
-      if (r.price_usd !== null) yield* entities.priceMoved(r.token)
-      if (r.category !== "dex_buy" && r.category !== "dex_sell") return
-      const followers = yield* repo.followersOf(r.wallet)
-      if (followers.length === 0) return
-      yield* bus.publishMany(STREAMS.echoCmd, followers.map((f) => ({
+    const autoCopies = (records: ReadonlyArray<ChainTxMessage>) => Effect.gen(function* () {
+      const trades = records.filter((r) => r.category === "dex_buy" || r.category === "dex_sell")
+      if (trades.length === 0) return
+      const rules = yield* repo.followersOf([...new Set(trades.map((r) => r.wallet))])
+      if (rules.length === 0) return
+      const byWallet = new Map<string, Array<(typeof rules)[number]>>()
+      for (const f of rules) {
+        const list = byWallet.get(f.wallet)
+        if (list) list.push(f)
+        else byWallet.set(f.wallet, [f])
+      }
+      const commands = trades.flatMap((r) => (byWallet.get(r.wallet) ?? []).map((f) => ({
         _tag: "AutoCopy",
         messageId: `auto:${f.user_id}:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`,
         userId: f.user_id, tx_hash: r.tx_hash, log_index: r.log_index, wallet: r.wallet, token: r.token, symbol: r.symbol,
         side: r.category === "dex_buy" ? "BUY" : "SELL", whale_usd: r.usd,
         rule: { mode: f.mode, amount: f.amount, cap_usd: f.cap_usd, copy_sells: f.copy_sells }
       })))
+      if (commands.length > 0) yield* bus.publishMany(STREAMS.echoCmd, commands)
     })
 
-    return (m: ChainStreamMessage) => {
-      if (!isRetraction(m)) return onRecord(m)
-      return Effect.gen(function* () {
-        const copies = yield* repo.copiesOf(m.tx_hash, m.log_index)
-        if (copies.length > 0) {
-          yield* bus.publishMany(STREAMS.echoCmd, copies.map((t) => ({ _tag: "Retract", messageId: `retract:${t.id}`, userId: t.user_id, tradeId: t.id })))
+    const retract = (m: ChainTxRetraction) => Effect.gen(function* () {
+      const copies = yield* repo.copiesOf(m.tx_hash, m.log_index)
+      if (copies.length > 0) {
+        yield* bus.publishMany(STREAMS.echoCmd, copies.map((t) => ({ _tag: "Retract", messageId: `retract:${t.id}`, userId: t.user_id, tradeId: t.id })))
+      }
+      yield* repo.deleteShadowsOf(m.tx_hash, m.log_index)
+    })
+
+    const round = makeBatcher<ChainStreamMessage>((messages) => Effect.gen(function* () {
+      // In order: the records before a retraction are copied before it is handled (it may take one of their copies back).
+      let records: Array<ChainTxMessage> = []
+      for (const m of messages) {
+        if (!isRetraction(m)) {
+          if (m.price_usd !== null) yield* entities.priceMoved(m.token)
+          records.push(m)
+          continue
         }
-        yield* repo.deleteShadowsOf(m.tx_hash, m.log_index)
-      })
-    }
+        yield* autoCopies(records)
+        records = []
+        yield* retract(m)
+      }
+      yield* autoCopies(records)
+    }))
+    return (m: ChainStreamMessage) => round([m])
   })
 })

@@ -8,9 +8,10 @@
  */
 import { Clock, Duration, Effect } from "effect"
 import { Analytics } from "../../server/domains/analytics/Analytics"
+import { AnalyticsConfig } from "../../server/domains/analytics/Config"
+import { ChainConfig } from "../../server/domains/chain/Config"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { DAY_MS, dayStart } from "../../server/domains/analytics/Windows"
-import { AppConfig } from "../../server/platform/Config"
 import { loopActor } from "../runtime/Actor"
 import type { ActorHandle } from "../runtime/Registry"
 
@@ -21,7 +22,8 @@ const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const analytics = yield* Analytics
     const history = yield* DemoHistory
-    const { analytics: settings, chain } = yield* AppConfig
+    const settings = yield* AnalyticsConfig
+    const chain = yield* ChainConfig
     const delayMs = settings.indexCloseDelaySeconds * 1000
     while (true) {
       const demo = yield* history.status

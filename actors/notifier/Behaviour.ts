@@ -14,18 +14,11 @@ export const NotifierActor = streamActor({
   name: "notifier",
   stream: STREAMS.notify,
   schema: NotifierMessage,
-  // Every handler of a read joins one round (AlertNotifier's batcher): handle them all at once.
+  // A read's messages in one call, one round: one claim of all their deliveries, one send round.
   batch: 256,
-  concurrency: 256,
-  behaviour: Effect.gen(function* () {
+  behaviourMany: Effect.gen(function* () {
     const notifier = yield* AlertNotifier
-    return (message: NotifierMessage) => {
-      switch (message._tag) {
-        case "Deliver":
-        case "DeliverMany":
-          return notifier.deliver(message.delivery_ids)
-      }
-    }
+    return (messages: ReadonlyArray<NotifierMessage>) => notifier.deliver(messages.flatMap((m) => m.delivery_ids))
   })
 })
 

@@ -11,9 +11,9 @@
  */
 import { Duration, Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
+import { ChainConfig } from "../../server/domains/chain/Config"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { Picks } from "../../server/domains/picks/Picks"
-import { AppConfig } from "../../server/platform/Config"
 import { Bus } from "../../server/platform/infra/Bus"
 import { loopActor, streamActor } from "../runtime/Actor"
 import { mailboxLife } from "../runtime/Mailbox"
@@ -37,7 +37,7 @@ const mailbox = streamActor({
 const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const picks = yield* Picks
-    const { chain } = yield* AppConfig
+    const chain = yield* ChainConfig
     if (chain.source === "demo" && chain.demoHistoryDays > 0) {
       // Meanwhile live records wait in the consumer group; replayed here too, they change nothing when delivered.
       const history = yield* DemoHistory

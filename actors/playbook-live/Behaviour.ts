@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { STREAMS } from "../../schema/streams"
-import { FlowRepo } from "../../server/domains/playbook/FlowRepo"
+import { Chain } from "../../server/domains/chain/Chain"
 import { Playbook } from "../../server/domains/playbook/Playbook"
 import { Bus } from "../../server/platform/infra/Bus"
 import { loopActor } from "../runtime/Actor"
@@ -26,7 +26,7 @@ const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const bus = yield* Bus
     const pb = yield* Playbook
-    const flows = yield* FlowRepo
+    const chain = yield* Chain
     const publishMs = Math.max(100, pb.config.livePublishMs)
     let state: LiveState | null = null
     let seq = 0
@@ -38,7 +38,7 @@ const life = (actor: ActorHandle) =>
         const row = yield* pb.found(eventId).pipe(Effect.orDie)
         const w = pb.windowOf(row)
         const s = emptyState({ eventId, title: row.title, ts: w.ts, from: w.whole.from, to: w.whole.to })
-        for (const r of yield* flows.spanRecords(w.whole))
+        for (const r of yield* chain.recordsIn(w.whole))
           apply(s, { key: recordKey(r), id: r.id, tx_hash: r.tx_hash, ts: r.ts.getTime(), wallet: r.wallet, wallet_label: r.wallet_label, token: r.token, symbol: r.symbol, category: r.category, usd: r.usd })
         const [last] = yield* bus.tail(CONSOLE_STREAMS.playbook, 1)
         const n = last ? /^live:(\d+):(\d+)$/.exec(String(last.payload.messageId)) : null

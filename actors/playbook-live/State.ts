@@ -4,7 +4,7 @@
  * first movers after the timestamp. Idempotent per record (its unique key); a retraction removes a counted record.
  */
 import type { Figures, FlowBucket, LiveSnapshot, WhaleRecord } from "../../schema/http/playbook"
-import type { WhaleCategory } from "../../schema/streams"
+import type { WhaleCategory } from "../../schema/records"
 import { cents } from "../../server/domains/playbook/Stats"
 
 export const LIVE_BUCKET_MINUTES = 5

@@ -33,8 +33,17 @@ export interface StreamActorDef<M, R> {
   readonly batch?: number
   /** Where a new group starts: `0` (whole retained stream, the default) or `$` (new entries only). */
   readonly startFrom?: "$" | "0"
-  readonly behaviour: Effect.Effect<Handler<M>, never, R>
+  /** The handler of one message (built once per life). Give this or `behaviourMany`. */
+  readonly behaviour?: Effect.Effect<Handler<M>, never, R>
+  /**
+   * Instead of `behaviour`: one call per read with all its valid messages, in stream order (no fiber per message).
+   * Success acks them all; a failure leaves them all pending (each is redelivered, and dead-lettered after too many
+   * deliveries, as with `behaviour`); a defect also crashes the actor.
+   */
+  readonly behaviourMany?: Effect.Effect<ManyHandler<M>, never, R>
 }
+
+export type ManyHandler<M> = (messages: ReadonlyArray<M>) => Effect.Effect<void, unknown>
 
 export interface LoopActorDef<R> {
   readonly kind: "loop"

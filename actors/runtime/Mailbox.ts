@@ -21,47 +21,104 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
     const group = def.group ?? def.name
     const stream = def.stream
     const batch = def.batch ?? 64
-    const handler = yield* def.behaviour
+    const handler = def.behaviour ? yield* def.behaviour : null
+    const many = def.behaviourMany ? yield* def.behaviourMany : null
+    if ((handler === null) === (many === null)) return yield* Effect.dieMessage(`actor ${def.name}: give behaviour or behaviourMany`)
 
     const refreshStats = bus.groupInfo(stream, group).pipe(
       Effect.tap((info) => Effect.sync(() => handle.update({ lag: info.lag, pending: info.pending, deadLetters: info.deadLetters })))
     )
 
-    /** Handles one entry; true when it is settled (acked or dead-lettered), false when left pending. */
-    const handleEntry = (entry: StreamEntry): Effect.Effect<boolean> =>
+    /** The message of an entry, or null when it was dead-lettered (delivered too often, or not a valid message). */
+    const admit = (entry: StreamEntry): Effect.Effect<{ readonly message: M } | null> =>
       Effect.gen(function* () {
         if (entry.deliveries > settings.maxDeliveries) {
           const last = handle.get().lastError ?? "unknown"
           yield* bus.deadLetter(stream, group, entry, `delivered ${entry.deliveries} times; last error: ${last}`)
           handle.deadLettered()
           yield* Effect.logWarning(`dead-lettered ${stream} ${entry.id} after ${entry.deliveries} deliveries`)
-          return true
+          return null
         }
         const parsed = def.schema.safeParse(entry.payload)
         if (!parsed.success) {
           yield* bus.deadLetter(stream, group, entry, `invalid message: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
           handle.deadLettered()
           yield* Effect.logWarning(`dead-lettered invalid message ${stream} ${entry.id}`)
-          return true
+          return null
         }
-        const exit = yield* Effect.exit(handler(parsed.data, { id: entry.id, deliveries: entry.deliveries }))
-        if (Exit.isSuccess(exit)) {
-          yield* bus.ack(stream, group, [entry.id])
-          handle.handled()
-          return true
-        }
+        return { message: parsed.data }
+      })
+
+    /**
+     * A handler's exit: "done" on success (the caller acks); on a failure "pending" (left for redelivery after
+     * `claimIdleMs`); a defect ends this life (let it crash), an interruption is passed on.
+     */
+    const judge = (exit: Exit.Exit<void, unknown>, what: string): Effect.Effect<"done" | "pending"> =>
+      Effect.gen(function* () {
+        if (Exit.isSuccess(exit)) return "done" as const
         const defect = Cause.dieOption(exit.cause)
         const failure = Cause.failureOption(exit.cause)
         handle.failed(defect._tag === "Some" ? defect.value : failure._tag === "Some" ? failure.value : Cause.pretty(exit.cause))
         if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
-        // Left pending: re-delivered after `claimIdleMs`. A defect also ends this life (let it crash).
         if (defect._tag === "Some") return yield* Effect.die(defect.value)
-        yield* Effect.logWarning(`handler failed on ${stream} ${entry.id} (delivery ${entry.deliveries}): ${describeError(failure._tag === "Some" ? failure.value : exit.cause)}`)
-        return false
+        yield* Effect.logWarning(`handler failed on ${what}: ${describeError(failure._tag === "Some" ? failure.value : exit.cause)}`)
+        return "pending" as const
       })
 
+    /**
+     * Handles one entry: "done" when its handler succeeded (the caller acks it, a read's entries in one XACK),
+     * "settled" when it was dead-lettered, "pending" when it is left for redelivery.
+     */
+    const handleEntry = (entry: StreamEntry): Effect.Effect<"done" | "settled" | "pending"> =>
+      Effect.gen(function* () {
+        const admitted = yield* admit(entry)
+        if (admitted === null) return "settled" as const
+        const exit = yield* Effect.exit(handler !== null
+          ? handler(admitted.message, { id: entry.id, deliveries: entry.deliveries })
+          : many!([admitted.message]))
+        return yield* judge(exit, `${stream} ${entry.id} (delivery ${entry.deliveries})`)
+      })
+
+    /** Acks what was handled (one XACK for a read's entries; a crash before it redelivers them: handlers are idempotent). */
+    const ackDone = (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.void : Effect.zipRight(bus.ack(stream, group, ids), Effect.sync(() => handle.handled(ids.length)))
+
     const handleAll = (entries: ReadonlyArray<StreamEntry>) =>
-      Effect.forEach(entries, handleEntry, { concurrency: def.concurrency ?? 1, discard: true })
+      Effect.gen(function* () {
+        if (entries.length === 0) return
+        if (many !== null) {
+          // One call for the read's valid messages, in stream order.
+          const admitted: Array<{ readonly id: string; readonly message: M }> = []
+          for (const entry of entries) {
+            const a = yield* admit(entry)
+            if (a !== null) admitted.push({ id: entry.id, message: a.message })
+          }
+          if (admitted.length === 0) return
+          const exit = yield* Effect.exit(many(admitted.map((a) => a.message)))
+          const verdict = yield* judge(exit, `${stream} ${admitted[0]!.id}…${admitted.at(-1)!.id} (${admitted.length} entries)`)
+          if (verdict === "done") return yield* ackDone(admitted.map((a) => a.id))
+          if (admitted.length === 1) return
+          // A failure of several: each alone, so one bad message neither holds up (nor, at last, dead-letters) the
+          // rest. Three failures in a row stop it: the cause is likely not a message, and they wait for redelivery.
+          const done: Array<string> = []
+          let inRow = 0
+          yield* Effect.gen(function* () {
+            for (const a of admitted) {
+              const alone = yield* Effect.exit(many([a.message]))
+              if ((yield* judge(alone, `${stream} ${a.id}`)) === "done") {
+                done.push(a.id)
+                inRow = 0
+              } else if (++inRow >= 3) return
+            }
+          }).pipe(Effect.ensuring(Effect.suspend(() => ackDone(done)).pipe(Effect.ignore)))
+          return
+        }
+        const done: Array<string> = []
+        // A defect or an interruption ends the life: what finished before it is still acked.
+        yield* Effect.forEach(entries, (entry) => Effect.map(handleEntry(entry), (r) => {
+          if (r === "done") done.push(entry.id)
+        }), { concurrency: def.concurrency ?? 1, discard: true }).pipe(Effect.ensuring(Effect.suspend(() => ackDone(done)).pipe(Effect.ignore)))
+      })
 
     yield* bus.ensureGroup(stream, group, def.startFrom ?? "0")
     // Running from here: replaying its own pending entries is already serving.
@@ -72,7 +129,9 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       const [mine] = yield* bus.readPending({ stream, group, consumer: CONSUMER, count: 1 })
       if (!mine) break
       // A handler failure leaves it pending: retried after `claimIdleMs`, not in a tight loop here.
-      if (!(yield* handleEntry(mine))) break
+      const result = yield* handleEntry(mine)
+      if (result === "done") yield* ackDone([mine.id])
+      if (result === "pending") break
     }
     yield* refreshStats
     let lastClaim = Date.now()

@@ -3,8 +3,8 @@
  * some users watch, publishes one `UserEvent` (kind `watchlist`) per watcher on `console.user`; the hub relays it
  * on that user's `user:<id>` topic, so the /watchlist page updates prices and flows live. Retractions (reorgs)
  * are published too (`data.retracted: true`) so a page can drop the trade it showed.
- * No state: who watches a token is one indexed read per record (whale records come a few per block), so an item
- * added a moment ago gets the next trade.
+ * No state: who watches a token is read from the database, one query per read of the stream (the handlers of one read
+ * join one round: a 2,400-record block costs one query, not 2,400), so an item added a moment ago gets the next trade.
  * Idempotency: each event carries `messageId` = `wl:<record messageId>:<user>`; a redelivered record republishes
  * the same ids, and a live price update shown twice changes nothing.
  */
@@ -13,6 +13,7 @@ import { CONSOLE_STREAMS } from "../../schema/ws"
 import { ChainStreamMessage, isRetraction, STREAMS } from "../../schema/streams"
 import type { WatchlistLive } from "../../schema/http/watchlist"
 import { Bus } from "../../server/platform/infra/Bus"
+import { makeBatcher } from "../../server/platform/infra/Batcher"
 import { Watchlist } from "../../server/domains/watchlist/Watchlist"
 import { streamActor } from "../runtime/Actor"
 
@@ -22,31 +23,34 @@ export const WatchlistLiveActor = streamActor({
   group: "watchlist-live",
   schema: ChainStreamMessage,
   startFrom: "$",
+  // A read's handlers join one round (one query for the watchers of all its tokens, one publish), in stream order.
+  batch: 512,
+  concurrency: 512,
   behaviour: Effect.gen(function* () {
     const watchlist = yield* Watchlist
     const bus = yield* Bus
-    const watchersOf = (token: string) => watchlist.watchers([token])
-    return (message: ChainStreamMessage) =>
+    const round = makeBatcher<ChainStreamMessage>((messages) =>
       Effect.gen(function* () {
-        if (isRetraction(message)) {
-          const m = message
-          const rows = yield* watchersOf(m.token)
-          if (rows.length === 0) return
-          yield* bus.publishMany(CONSOLE_STREAMS.user, rows.map((w) => ({
-            messageId: `wl:${m.messageId}:${w.user_id}`, user_id: w.user_id, kind: "watchlist",
-            data: { item_id: w.id, token: m.token, tx_hash: m.tx_hash, retracted: true }
-          })))
-          return
-        }
-        const rows = yield* watchersOf(message.token)
+        const rows = yield* watchlist.watchers([...new Set(messages.map((m) => m.token))])
         if (rows.length === 0) return
-        yield* bus.publishMany(CONSOLE_STREAMS.user, rows.map((w) => {
-          const data: WatchlistLive = {
-            item_id: w.id, token: message.token, symbol: message.symbol, price_usd: message.price_usd,
-            category: message.category, usd: message.usd, ts: message.ts
+        const byToken = new Map<string, Array<(typeof rows)[number]>>()
+        for (const w of rows) {
+          const list = byToken.get(w.token)
+          if (list) list.push(w)
+          else byToken.set(w.token, [w])
+        }
+        const events = messages.flatMap((m) => (byToken.get(m.token) ?? []).map((w) => {
+          const messageId = `wl:${m.messageId}:${w.user_id}`
+          if (isRetraction(m)) {
+            return { messageId, user_id: w.user_id, kind: "watchlist", data: { item_id: w.id, token: m.token, tx_hash: m.tx_hash, retracted: true } }
           }
-          return { messageId: `wl:${message.messageId}:${w.user_id}`, user_id: w.user_id, kind: "watchlist", data }
+          const data: WatchlistLive = {
+            item_id: w.id, token: m.token, symbol: m.symbol, price_usd: m.price_usd, category: m.category, usd: m.usd, ts: m.ts
+          }
+          return { messageId, user_id: w.user_id, kind: "watchlist", data }
         }))
-      })
+        if (events.length > 0) yield* bus.publishMany(CONSOLE_STREAMS.user, events)
+      }))
+    return (message: ChainStreamMessage) => round([message])
   })
 })

@@ -1,6 +1,6 @@
 /**
  * A small history router: the location as a signal, path patterns with `{param}` segments (the same syntax as the
- * server's routes, whose CONSOLE_PATHS serve the shell for each), and links that navigate without reloading.
+ * server's routes, which serve the shell for each path of CONSOLE_PAGES), and links that navigate without reloading.
  */
 import { createSignal, type JSX, type ParentComponent } from "solid-js"
 

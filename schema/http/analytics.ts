@@ -3,6 +3,7 @@
  * the MCP tools, the WebSocket topics `index` / `top-tokens` and the console.
  */
 import { z } from "zod"
+import { WhaleTx } from "../records"
 
 /** Where the numbers come from; `demo` marks the built-in demo chain (never real market data). */
 export const DataSource = z.enum(["rpc", "replay", "demo", "mixed", "none"])
@@ -107,22 +108,9 @@ export const Positioning = z.object({
 })
 export type Positioning = z.infer<typeof Positioning>
 
-/** One whale transaction as the feed, the data API and the console show it. */
-export const WhaleTrade = z.object({
-  id: z.number().int(),
-  tx_hash: z.string(),
-  block: z.number().int(),
-  ts: z.string(),
-  wallet: z.string(),
-  wallet_label: z.string().nullable(),
-  token: z.string(),
-  symbol: z.string(),
-  category: z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"]),
-  amount: z.string(),
-  usd: z.number().nullable(),
-  price_usd: z.number().nullable(),
-  counter_symbol: z.string().nullable(),
-  venue: z.string().nullable(),
-  source: DataSource
-})
+/**
+ * One whale transaction as the data API and the console's pages list it: a stored record (so `id` is set) without
+ * `log_index` and `counter_token`; a custom wallet's `internal` records are listed as `rpc`.
+ */
+export const WhaleTrade = WhaleTx.omit({ log_index: true, counter_token: true }).extend({ source: DataSource })
 export type WhaleTrade = z.infer<typeof WhaleTrade>

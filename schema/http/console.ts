@@ -16,34 +16,54 @@ export const TokenDetail = z.object({
 })
 export type TokenDetail = z.infer<typeof TokenDetail>
 
+/** How the server answers a console page's path (see CONSOLE_PAGES). */
+export type ConsoleServed = "shell" | "signed-in" | "domain"
+
+export interface ConsolePage {
+  readonly path: string
+  /** The browser tab's title. */
+  readonly title: string
+  /** The page's component: the default export of `client/src/features/<view>.tsx`. */
+  readonly view: string
+  /** Its label in the top bar's menu, if it has one; `admin`: shown to admins only. */
+  readonly nav?: string
+  readonly admin?: boolean
+  /**
+   * `shell`: the server answers the path with the console's shell, so a reload or a shared link works; `signed-in`:
+   * the pages domain does, after a sign-in check (anonymous → /login, then back); `domain`: the owning domain's own
+   * route does, with its own gate (Echo and the playbook: tier and settings). Keep clear of the server-rendered pages
+   * of the spec (§4.5).
+   */
+  readonly served: ConsoleServed
+}
+
 /**
- * Client-side paths of the console (client/src/routes.ts): the server answers each with the console's shell, so a
- * reload or a shared link works. Keep clear of the server-rendered pages of the spec (§4.5).
+ * The console's pages, in menu order: the one list the client (its routes and menu, client/src/routes.ts) and the
+ * server (the paths it answers with the shell) read. A new page is one line here and its feature folder.
  */
-export const CONSOLE_PATHS = [
-  "/feed",
-  "/sentiment",
-  "/tokens",
-  "/tokens/{token}",
-  "/login",
-  "/register",
-  "/ops",
+export const CONSOLE_PAGES = [
+  { path: "/", title: "Overview", view: "overview/Page", nav: "Overview", served: "shell" },
+  { path: "/feed", title: "Live whale trades", view: "feed/Page", nav: "Live feed", served: "shell" },
+  { path: "/sentiment", title: "Whale Sentiment Index", view: "sentiment/Page", nav: "Sentiment", served: "shell" },
+  { path: "/tokens", title: "Top tokens", view: "tokens/Page", nav: "Top tokens", served: "shell" },
+  { path: "/tokens/{token}", title: "Token", view: "token/Page", served: "shell" },
   // Public pages: the picks page for everyone; the backtest page explains its tier (alpha+) itself and shows the
   // public sample, so the server does not gate it (POST /api/backtest/run does).
-  "/picks",
-  "/backtest"
-] as const
-/**
- * Console pages the server gates itself before serving the shell (spec §4.5), each with its own route: Echo and the
- * playbook (their domains: tier and settings), and the signed-in pages (server/domains/pages: anonymous → login, then
- * back). Not in CONSOLE_PATHS.
- */
-export const GATED_CONSOLE_PATHS = [
-  "/echo",
-  "/playbook",
-  "/billing",
-  "/email",
-  "/alerts",
-  "/watchlist"
-] as const
-export type ConsolePath = "/" | (typeof CONSOLE_PATHS)[number] | (typeof GATED_CONSOLE_PATHS)[number]
+  { path: "/picks", title: "Whale picks", view: "picks/Page", nav: "Picks", served: "shell" },
+  { path: "/backtest", title: "Backtest", view: "backtest/Page", nav: "Backtest", served: "shell" },
+  { path: "/alerts", title: "Alerts", view: "alerts/Page", nav: "Alerts", served: "signed-in" },
+  { path: "/billing", title: "Billing", view: "billing/Page", nav: "Billing", served: "signed-in" },
+  { path: "/echo", title: "Echo simulator", view: "echo/Page", nav: "Echo", served: "domain" },
+  { path: "/playbook", title: "Event playbook", view: "playbook/Page", nav: "Playbook", served: "domain" },
+  { path: "/watchlist", title: "Watchlist", view: "watchlist/Page", nav: "Watchlist", served: "signed-in" },
+  { path: "/email", title: "E-mail", view: "email/Page", nav: "E-mail", admin: true, served: "signed-in" },
+  { path: "/ops", title: "Operations", view: "ops/Page", nav: "Ops", admin: true, served: "shell" },
+  { path: "/login", title: "Sign in", view: "account/Login", served: "shell" },
+  { path: "/register", title: "Create account", view: "account/Register", served: "shell" }
+] as const satisfies ReadonlyArray<ConsolePage>
+
+export type ConsolePath = (typeof CONSOLE_PAGES)[number]["path"]
+
+/** The console's paths the server answers in a given way. */
+export const consolePaths = <S extends ConsoleServed>(served: S) =>
+  CONSOLE_PAGES.filter((p): p is Extract<(typeof CONSOLE_PAGES)[number], { served: S }> => p.served === served).map((p) => p.path)

@@ -5,7 +5,7 @@
  */
 import { z } from "zod"
 import { intParam } from "../common"
-import { WhaleCategory } from "../streams"
+import { WhaleCategory } from "../records"
 import { Tier } from "../tiers"
 import { DataSource, Timeframe, TokenFlow, WhaleTrade } from "./analytics"
 

@@ -4,6 +4,7 @@
  */
 import { z } from "zod"
 import { address, intParam } from "../common"
+import { WhaleTx } from "../records"
 
 const positive = z.coerce.number().refine((n) => Number.isFinite(n) && n > 0, "Input should be greater than 0")
 
@@ -96,19 +97,12 @@ export const TradesPage = z.object({ page: z.number().int(), limit: z.number().i
 export type TradesPage = z.infer<typeof TradesPage>
 
 export const FeedQuery = z.object({ page: intParam({ min: 1, max: 10_000, default: 1 }), limit: intParam({ min: 1, max: 100, default: 25 }) })
-export const FeedItem = z.object({
-  id: z.number().int(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block: z.number().int(),
-  ts: z.string(),
-  wallet: z.string(),
-  wallet_label: z.string().nullable(),
-  token: z.string(),
-  symbol: z.string(),
+/** A whale DEX record as Echo's feed shows it (the record's own fields from `WhaleTx`), with how to copy it. */
+export const FeedItem = WhaleTx.pick({
+  id: true, tx_hash: true, log_index: true, block: true, ts: true, wallet: true, wallet_label: true, token: true, symbol: true,
+  usd: true, price_usd: true
+}).extend({
   side: z.enum(["BUY", "SELL"]),
-  usd: z.number().nullable(),
-  price_usd: z.number().nullable(),
   /** How to copy it: the suggested size and what the fill would cost now; null when it cannot be copied. */
   copy_hint: z.object({ suggested_usd: z.number(), est_slippage_bps: z.number(), est_gas_usd: z.number(), delay_blocks: z.number().int() }).nullable()
 })

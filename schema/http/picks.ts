@@ -133,7 +133,8 @@ export const WalletsQuery = z.object({
   order: WalletOrder.optional().default("picks"),
   min_picks: intParam({ min: 1, max: 500, default: 1 })
 })
-export const WalletRow = z.object({
+/** A wallet's record across picks (not a tracked_wallets row). */
+export const WalletPickStats = z.object({
   /** Truncated address. */
   wallet: z.string(),
   /** Picks this wallet exited (a dated exit after the flag). */
@@ -143,7 +144,7 @@ export const WalletRow = z.object({
   dex_sells: z.number().int(),
   exchange_deposits: z.number().int()
 })
-export const Wallets = z.object({ wallets: z.array(WalletRow), note: z.string() })
+export const Wallets = z.object({ wallets: z.array(WalletPickStats), note: z.string() })
 export type Wallets = z.infer<typeof Wallets>
 
 export const PickIdParams = z.object({ pick_id: intParam({ min: 1 }) })

@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { AccountsConfig } from "../domains/accounts/Config"
 import { createUser, formatUsers, InvalidInput, listUsers, setTier } from "../domains/accounts/AdminCommands"
 import type { AccountExists, AccountNotFound } from "../domains/accounts/Errors"
 import { Entitlements } from "../domains/accounts/Entitlements"
@@ -35,7 +36,7 @@ const { positionals, values } = parseArgs({
 
 const print = (value: unknown) => Effect.sync(() => console.log(values.json ? JSON.stringify(value) : value))
 
-const command: Effect.Effect<void, AccountExists | AccountNotFound | InvalidInput, AccountsRepo | Entitlements | AppConfig> = (() => {
+const command: Effect.Effect<void, AccountExists | AccountNotFound | InvalidInput, AccountsRepo | Entitlements | AccountsConfig> = (() => {
   switch (positionals[0]) {
     case "create-user":
       return createUser(values).pipe(Effect.flatMap((u) => print(values.json ? u : `created user ${u.id} ${u.email} (tier ${u.tier}${u.admin ? ", admin" : ""})`)))
@@ -65,7 +66,7 @@ const program = command.pipe(
   Effect.catchTag("InvalidInput", (e) => failed(e.message))
 )
 
-const Live = Layer.mergeAll(AccountsRepo.Default, Entitlements.Default).pipe(
+const Live = Layer.mergeAll(AccountsConfig.Default, AccountsRepo.Default, Entitlements.Default).pipe(
   Layer.provideMerge(SqlLive()),
   Layer.provideMerge(AppConfig.Default),
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning))

@@ -13,6 +13,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { backfill } from "../domains/chain/Backfill"
 import { ChainCatalog } from "../domains/chain/Catalog"
+import { ChainConfig } from "../domains/chain/Config"
 import { ChainRepo } from "../domains/chain/Repo"
 import { ChainSourceLive } from "../domains/chain/SourceLive"
 import type { WhaleRecord } from "../domains/chain/Types"
@@ -103,7 +104,7 @@ const stderrLogs = Layer.mergeAll(
   Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
   Logger.minimumLogLevel(LogLevel.Warning)
 )
-const Live = Layer.mergeAll(ChainRepo.Default, ChainCatalog.Default, ChainSourceLive).pipe(
+const Live = Layer.mergeAll(ChainConfig.Default, ChainRepo.Default, ChainCatalog.Default, ChainSourceLive).pipe(
   Layer.provideMerge(SqlLive({ migrate: !dryRun })),
   Layer.provideMerge(AppConfig.Default),
   Layer.provideMerge(stderrLogs)
@@ -111,13 +112,13 @@ const Live = Layer.mergeAll(ChainRepo.Default, ChainCatalog.Default, ChainSource
 
 // The source is checked before the database is opened.
 const program = Effect.gen(function* () {
-  const { chain } = yield* AppConfig
+  const chain = yield* ChainConfig
   if (chain.source === "demo" && !chain.sourceExplicit) {
     return yield* fail("ETH_RPC_URL is not set: backfill reads a real chain (CHAIN_SOURCE=demo backfills the demo chain)")
   }
   yield* run.pipe(Effect.provide(Live))
 }).pipe(
-  Effect.provide(AppConfig.Default),
+  Effect.provide(ChainConfig.Default),
   // Logs (retries, warnings) go to stderr: stdout carries only the records.
   Effect.provide(stderrLogs)
 )

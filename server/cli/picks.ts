@@ -10,6 +10,8 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Chain } from "../domains/chain/Chain"
+import { ChainSourceLive } from "../domains/chain/SourceLive"
 import { Picks } from "../domains/picks/Picks"
 import { AppConfig } from "../platform/Config"
 import { SqlLive } from "../platform/infra/Sql"
@@ -43,6 +45,8 @@ const command = Effect.gen(function* () {
 })
 
 const Live = Picks.Default.pipe(
+  // The stored records and token flags are read through the chain domain.
+  Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive))),
   Layer.provideMerge(Layer.mergeAll(SqlLive(), BusAndKvLive)),
   Layer.provideMerge(AppConfig.Default),
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning))

@@ -1,5 +1,6 @@
 /**
- * The only place the environment is read. Everything else asks `AppConfig`.
+ * The platform's settings (`AppConfig`): process, HTTP, database, Redis, secrets, mail transport, actor runtime,
+ * WebSocket hub. A domain's or gateway's own settings are its config slice (`<Domain>Config` in its `Config.ts`).
  *
  * Embedded default (no NODE_ENV=production): secrets that are not set are generated once and kept in
  * `DATA_DIR/secrets.json`, so sessions survive a restart. In production a missing secret stops the start with a
@@ -45,45 +46,6 @@ const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
   return kept as Record<GeneratedSecret, string>
 }
 
-/** Chain ingestion settings (server/domains/chain, actors/block-listener, the backfill command). */
-const CHAIN_SOURCES = ["rpc", "demo", "replay"] as const
-const chainSettings = Config.all({
-  sourceSetting: optionalString("CHAIN_SOURCE"),
-  rpcUrl: optionalString("ETH_RPC_URL"),
-  replayDir: optionalString("CHAIN_REPLAY_DIR"),
-  /** How often the head is polled when the listener is caught up. */
-  pollMs: Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(2_000)),
-  /** Blocks to stay behind the head (0: follow the head; reorgs are rolled back either way). */
-  confirmations: Config.integer("CHAIN_CONFIRMATIONS").pipe(Config.withDefault(0)),
-  /** Where a listener without a checkpoint starts: a block number, or -K for K blocks before the head. */
-  startBlock: Config.option(Config.integer("CHAIN_START_BLOCK")).pipe(Config.map(Option.getOrUndefined)),
-  /** Back-off of failing RPC calls: first delay, doubling up to the cap, forever (a block is never skipped). */
-  retryBaseMs: Config.integer("CHAIN_RETRY_BASE_MS").pipe(Config.withDefault(500)),
-  retryMaxMs: Config.integer("CHAIN_RETRY_MAX_MS").pipe(Config.withDefault(30_000)),
-  /** How often the listener, when caught up, reads again the tokens stored as unknown that are due (TokenRereads.ts). */
-  tokenRereadMs: Config.integer("CHAIN_TOKEN_REREAD_MS").pipe(Config.withDefault(60_000)),
-  /** Blocks fetched ahead while catching up or backfilling (0: one block at a time). */
-  prefetchBlocks: Config.integer("CHAIN_PREFETCH_BLOCKS").pipe(Config.withDefault(8)),
-  /** Demo chain: time between blocks, generator seed, and the history a first start ingests (blocks). */
-  demoBlockMs: Config.integer("DEMO_BLOCK_MS").pipe(Config.withDefault(12_000)),
-  demoSeed: Config.integer("DEMO_SEED").pipe(Config.withDefault(1)),
-  demoHistoryBlocks: Config.integer("DEMO_HISTORY_BLOCKS").pipe(Config.withDefault(300)),
-  /** Call traces for native ETH paid through contracts: auto (probe the node once), on (required), off. */
-  traces: Config.literal("auto", "on", "off")("CHAIN_TRACES").pipe(Config.withDefault("auto" as const)),
-  /** Demo chain: days of generated whale history a first start stores in the background (0: none). */
-  demoHistoryDays: Config.integer("DEMO_HISTORY_DAYS").pipe(Config.withDefault(120))
-}).pipe(
-  Config.mapOrFail(({ sourceSetting, ...s }) => {
-    const source = sourceSetting ?? (s.rpcUrl !== undefined ? "rpc" : "demo")
-    if (!(CHAIN_SOURCES as ReadonlyArray<string>).includes(source)) {
-      return Either.left(ConfigError.InvalidData(["CHAIN_SOURCE"], `unknown chain source ${source}; known: ${CHAIN_SOURCES.join(", ")}`))
-    }
-    if (source === "rpc" && s.rpcUrl === undefined) return Either.left(ConfigError.MissingData(["ETH_RPC_URL"], "CHAIN_SOURCE=rpc needs ETH_RPC_URL"))
-    if (source === "replay" && s.replayDir === undefined) return Either.left(ConfigError.MissingData(["CHAIN_REPLAY_DIR"], "CHAIN_SOURCE=replay needs CHAIN_REPLAY_DIR"))
-    return Either.right({ ...s, source: source as (typeof CHAIN_SOURCES)[number], sourceExplicit: sourceSetting !== undefined })
-  })
-)
-
 export class MissingSecret extends Error {
   constructor(readonly names: ReadonlyArray<string>) {
     super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
@@ -123,8 +85,6 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       redisUrl: (yield* Config.option(Config.redacted("REDIS_URL"))).pipe(Option.getOrUndefined),
       /** Prefix for every Redis key and stream this process touches (tests use a fresh one per file). */
       redisPrefix: yield* Config.string("REDIS_PREFIX").pipe(Config.withDefault("whale:")),
-      ethRpcUrl: yield* optionalString("ETH_RPC_URL"),
-      chain: yield* chainSettings,
       sessionSecret: secret("SESSION_SECRET"),
       internalSecret: secret("INTERNAL_SECRET"),
       inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),
@@ -139,46 +99,6 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         /** A message still failing after this many attempts is marked `failed`. */
         maxAttempts: yield* Config.integer("MAIL_MAX_ATTEMPTS").pipe(Config.withDefault(8))
       },
-      auth: {
-        /** Lifetime of a session JWT (the `whale_token` cookie); refresh tokens renew it. */
-        sessionTtlSeconds: yield* Config.integer("SESSION_TTL_SECONDS").pipe(Config.withDefault(900)),
-        /** Lifetime of a session (refresh-token family) since its last refresh. */
-        refreshTtlSeconds: yield* Config.integer("REFRESH_TTL_SECONDS").pipe(Config.withDefault(30 * 86_400)),
-        /** scrypt cost as log2(N); never below 15. */
-        scryptLogN: yield* Config.integer("SCRYPT_LOG_N").pipe(Config.withDefault(15), Config.map((n) => Math.max(15, n))),
-        /** Login attempts allowed per account and per IP within `loginWindowSeconds` (429 beyond). */
-        loginMaxPerAccount: yield* Config.integer("LOGIN_MAX_PER_ACCOUNT").pipe(Config.withDefault(10)),
-        loginMaxPerIp: yield* Config.integer("LOGIN_MAX_PER_IP").pipe(Config.withDefault(50)),
-        loginWindowSeconds: yield* Config.integer("LOGIN_WINDOW_SECONDS").pipe(Config.withDefault(900)),
-        /** Account e-mails (reset, magic link, verification, "account exists") per address per hour. */
-        mailsPerAddressPerHour: yield* Config.integer("AUTH_MAILS_PER_HOUR").pipe(Config.withDefault(5))
-      },
-      /** Analytics read models (server/domains/analytics) and the public API (server/gateways/publicapi). */
-      analytics: {
-        /** How long computed read models are reused by the keyed API, MCP and the console (stale-while-revalidate). */
-        cacheSeconds: yield* Config.integer("ANALYTICS_CACHE_SECONDS").pipe(Config.withDefault(10)),
-        /** How old a read model may be and still be served while one refresh runs (at least the cache time). */
-        maxStaleSeconds: yield* Config.integer("ANALYTICS_MAX_STALE_SECONDS").pipe(Config.withDefault(60)),
-        /** Server-side cache of the public API (`Cache-Control: max-age` too). */
-        publicCacheSeconds: yield* Config.integer("PUBLIC_CACHE_SECONDS").pipe(Config.withDefault(60)),
-        /** The index-closer stores a day's close this long after the UTC day ends (late blocks land first). */
-        indexCloseDelaySeconds: yield* Config.integer("INDEX_CLOSE_DELAY_SECONDS").pipe(Config.withDefault(120)),
-        /** How often the index-closer looks for days without a stored close (and backfills them). */
-        indexCheckSeconds: yield* Config.integer("INDEX_CHECK_SECONDS").pipe(Config.withDefault(600))
-      },
-      /** API keys and the keyed data API (server/domains/apikeys, server/gateways/dataapi). */
-      api: {
-        /** Requests per account per UTC day, all of its keys together (spec §8: 25,000 for the whale tier). */
-        dailyLimit: yield* Config.integer("API_DAILY_LIMIT").pipe(Config.withDefault(25_000)),
-        /** How long a resolved key (owner and tier) is reused; revocation elsewhere takes effect within this. */
-        keyCacheMs: yield* Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(2_000)),
-        /** A quota count a connected Redis has not answered within this long falls back to the process-local counter. */
-        quotaRedisTimeoutMs: yield* Config.integer("API_QUOTA_REDIS_TIMEOUT_MS").pipe(Config.withDefault(2_000)),
-        /** While Redis is failing, it is tried again after this long (requests count locally meanwhile). */
-        quotaRetryMs: yield* Config.integer("API_QUOTA_RETRY_MS").pipe(Config.withDefault(1_000))
-      },
-      /** Sessions of the free MCP endpoint (server/gateways/mcp), kept in Redis (or in process). */
-      mcpSessionTtlSeconds: yield* Config.integer("MCP_SESSION_TTL_SECONDS").pipe(Config.withDefault(86_400)),
       /** Largest request body accepted, in bytes (413 above). */
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** A request body must arrive whole within this long (408 and the connection closed otherwise: slow senders). */

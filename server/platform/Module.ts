@@ -13,9 +13,11 @@
  *   })
  *
  * A module's settings are its own `Effect.Service` reading `Config.*` (`<Domain>Config` in its `Config.ts`), part
- * of its layer; the platform's are `AppConfig` (server/platform/Config.ts).
+ * of its layer; the platform's are `AppConfig` (server/platform/Config.ts). A module that names its slice in
+ * `config` has it read at start right after `AppConfig`, before the database is opened, so a bad value stops the
+ * start at once with a message naming the variable.
  */
-import type { Effect, Layer } from "effect"
+import type { ConfigError, Effect, Layer } from "effect"
 import type { ActorDef } from "../../actors/runtime/Actor"
 import type { Role } from "./Config"
 import type { ErrorMap } from "./http/Errors"
@@ -38,6 +40,8 @@ export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any, R
   readonly name: string
   /** The module's services, built once for every role. */
   readonly layer?: L
+  /** Its config slice (`<Domain>Config.Default`), also part of `layer`: read and checked before the platform starts. */
+  readonly config?: Layer.Layer<any, ConfigError.ConfigError>
   /** Routes served in the `http` role, built once (they close over the services). */
   readonly routes?: Effect.Effect<ReadonlyArray<AnyRoute>, never, RR>
   /** Actors started under supervision in the `actors` role. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { CreateAlertRequest, type AlertSpec } from "../../schema/http/alerts"
 import { ConvergenceWindow } from "../../server/domains/alerts/Convergence"
 import { MatchIndex, isLive, matchesEvent, naiveMatch, type Category, type MatchRecord, type Sub } from "../../server/domains/alerts/Matching"
-import { Cooldowns, DEFAULT_COOLDOWNS, Pacer, hourOf, nextRetryDelay, WEBHOOK_RETRY_MS, withinBudget } from "../../server/domains/alerts/Throttle"
+import { hourOf, nextRetryDelay, WEBHOOK_RETRY_MS, withinBudget } from "../../server/domains/alerts/Throttle"
 import { isPrivateAddress, isPrivateHostName, newWebhookSecret, sign, verify } from "../../server/domains/alerts/Webhooks"
 import { contentOfRecord, messengerText, usd } from "../../server/domains/alerts/Format"
 
@@ -155,33 +155,11 @@ describe("the convergence window", () => {
   })
 })
 
-describe("cooldowns, budget and pacing (injected clock)", () => {
-  it("fold matches inside an alert's cooldown into its next message", () => {
-    const c = new Cooldowns((t) => DEFAULT_COOLDOWNS[t])
-    expect(c.take(1, "whale_trade", 0)).toEqual({ verdict: "send", folded: 0 })
-    expect(c.take(1, "whale_trade", 30_000)).toEqual({ verdict: "cooldown" })
-    expect(c.take(1, "whale_trade", 59_999)).toEqual({ verdict: "cooldown" })
-    expect(c.take(2, "whale_trade", 59_999)).toEqual({ verdict: "send", folded: 0 })
-    expect(c.take(1, "whale_trade", 60_000)).toEqual({ verdict: "send", folded: 2 })
-    expect(c.take(3, "pick_flagged", 1)).toEqual({ verdict: "send", folded: 0 })
-    expect(c.take(3, "pick_flagged", 2)).toEqual({ verdict: "send", folded: 0 })
-  })
+describe("budget and retry schedules", () => {
   it("count the hourly budget per UTC hour", () => {
     expect(hourOf(Date.UTC(2026, 0, 1, 13, 59, 59))).toBe(Date.UTC(2026, 0, 1, 13))
     expect(withinBudget(30, 30)).toBe(true)
     expect(withinBudget(31, 30)).toBe(false)
-  })
-  it("pace messenger sends per chat and globally, and honour retry_after", () => {
-    const p = new Pacer({ perChatGapMs: 1000, globalPerSecond: 10 })
-    expect(p.reserve("a", 0)).toBe(0)
-    expect(p.reserve("a", 0)).toBe(1000)
-    expect(p.reserve("b", 0)).toBe(0)
-    for (let i = 0; i < 7; i++) expect(p.reserve(`x${i}`, 0)).toBe(0)
-    // Ten sends booked in the first second (a, a@1000 is in the next one): the eleventh chat waits.
-    expect(p.reserve("y", 0)).toBe(0)
-    expect(p.reserve("z", 0)).toBe(1000)
-    p.backOff("c", 0, 5)
-    expect(p.reserve("c", 0)).toBe(5000)
   })
   it("retry webhooks for about three days", () => {
     const total = WEBHOOK_RETRY_MS.reduce((a, b) => a + b, 0)

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { decodeTransaction, TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL, type DecodeContext } from "../../server/domains/chain/Decode"
 import { BLOCK_SECONDS, makeDemoSource } from "../../server/domains/chain/DemoSource"
 import { ingestBlock, TokenCache } from "../../server/domains/chain/Ingest"
-import { PriceBook } from "../../server/domains/chain/Pricing"
+import { PriceBook } from "../../server/domains/chain/PriceBook"
 import { labelLookup, loadReference, tokenLookup, WETH } from "../../server/domains/chain/Reference"
 import { WhaleRecord, type RawLog, type RawTx } from "../../server/domains/chain/Types"
 

@@ -6,6 +6,7 @@
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { Chain } from "../../server/domains/chain/Chain"
+import { ChainReadRepo } from "../../server/domains/chain/ReadRepo"
 import { ChainRepo } from "../../server/domains/chain/Repo"
 import { ChainSource, RpcError, type ChainSourceShape } from "../../server/domains/chain/Source"
 import { stub } from "../support/stub"
@@ -14,7 +15,7 @@ const TOKEN = "0x1f9840a85d5af5b5bf2ae6b5ab6cb2a2e6a5d9b5"
 const run = <A>(source: Partial<ChainSourceShape>, decimals: number | null, f: (c: Chain) => Effect.Effect<A>) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(Chain, f)).pipe(
     Effect.provide(Chain.DefaultWithoutDependencies.pipe(
-      Layer.provide(Layer.mergeAll(stub(ChainSource, source as ChainSourceShape), stub(ChainRepo, { tokenDecimals: () => Effect.succeed(decimals) })))))))
+      Layer.provide(Layer.mergeAll(stub(ChainSource, source as ChainSourceShape), stub(ChainRepo, { tokenDecimals: () => Effect.succeed(decimals) }), stub(ChainReadRepo, {})))))))
 
 describe("Chain.totalSupply", () => {
   it("scales the raw supply by the decimals and reads it once while cached", async () => {

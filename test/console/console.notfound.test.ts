@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CONSOLE_PAGES } from "../../schema/http/console"
 import { ChainHead, CONSOLE_STREAMS } from "../../schema/ws"
 import { Bus } from "../../server/platform/infra/Bus"
 import { startApp, type TestApp } from "../support/harness"
@@ -25,6 +26,27 @@ describe("console paths and head", () => {
     const api = await fetch(`${app.url}/no/such/page`, { headers: { accept: "application/json" } })
     expect(api.status).toBe(404)
     expect(await api.json()).toMatchObject({ code: expect.any(String) })
+  })
+
+  it("answers every page of CONSOLE_PAGES as it says: the shell, a sign-in redirect, or the domain's own gate", async () => {
+    const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" }
+    for (const page of CONSOLE_PAGES) {
+      const path = page.path.replace("{token}", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2")
+      const res = await fetch(`${app.url}${path}`, { headers: html, redirect: "manual" })
+      if (page.served === "signed-in") {
+        expect([302, 303], path).toContain(res.status)
+        expect(res.headers.get("location"), path).toMatch(/^\/login\?next=/)
+      } else if (page.served === "shell") {
+        expect(res.status, path).toBe(200)
+        expect(res.headers.get("content-type"), path).toContain("text/html")
+      } else {
+        // Its domain's gate: for an anonymous visitor a page (the shell, or why not) or the way to sign in.
+        expect(res.status, path).toBeLessThan(400)
+        if (res.status >= 300) expect(res.headers.get("location"), path).toMatch(/^\/login\?next=/)
+        else expect(res.headers.get("content-type"), path).toContain("text/html")
+      }
+      await res.arrayBuffer()
+    }
   })
 
   it("publishes the newest stored block for the console's Latest block", async () => {

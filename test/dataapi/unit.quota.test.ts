@@ -92,6 +92,7 @@ const disconnected = (counts: Map<string, number>, up: { value: boolean }): KvSh
     get: (key) => Effect.succeed(Option.fromNullable(counts.get(key)).pipe(Option.map(String))),
     set: loud("set"), del: loud("del"), ttl: loud("ttl"),
     acquireLease: loud("acquireLease"), renewLease: loud("renewLease"), leaseRemainingMs: loud("leaseRemainingMs"), releaseLease: loud("releaseLease"),
+    bookSlot: loud("bookSlot"), holdUntil: loud("holdUntil"), passGates: loud("passGates"),
     ping: Effect.sync(() => up.value),
     connected: () => up.value
   }

@@ -14,7 +14,7 @@ import { promisify } from "node:util"
 import Pg from "pg"
 import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { recordId } from "../../server/domains/chain/Wire"
+import { recordId } from "../../schema/records"
 import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/harness"
 import { waitFor } from "../support/wait"
 

@@ -6,7 +6,7 @@
  */
 import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { recordId } from "../../server/domains/chain/Wire"
+import { recordId } from "../../schema/records"
 import { startApp, type TestApp } from "../support/harness"
 import { type OwnPostgres, type OwnRedis, ownServicesAvailable, startOwnPostgres, startOwnRedis } from "../support/services"
 import { waitFor } from "../support/wait"

@@ -8,6 +8,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
+import { Chain } from "../../server/domains/chain/Chain"
+import { ChainSourceLive } from "../../server/domains/chain/SourceLive"
 import { AppConfig } from "../../server/platform/Config"
 import { Bus } from "../../server/platform/infra/Bus"
 import { BusMemory } from "../../server/platform/infra/BusMemory"
@@ -32,6 +34,7 @@ export const startPicks = async (extraEnv: Record<string, string> = {}) => {
   const layer = Picks.Default.pipe(
     Layer.provideMerge(PicksRepo.Default),
     Layer.provideMerge(PicksConfig.Default),
+    Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive))),
     Layer.provideMerge(infra),
     Layer.provide(AppConfig.Default),
     Layer.provide(Layer.setConfigProvider(provider))

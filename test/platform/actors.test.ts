@@ -142,6 +142,29 @@ for (const kind of kinds) {
       await rt.dispose()
     })
 
+    it("hands a read to behaviourMany in one call, in order; a failing message is tried alone and does not hold up the rest", async () => {
+      const rt = makeRuntime(kind)
+      const calls: Array<Array<number>> = []
+      const good: Array<number> = []
+      const actor = await start(rt, streamActor({
+        name: "many", stream: "t.many", schema: Msg, batch: 64,
+        behaviourMany: Effect.succeed((ms: ReadonlyArray<Msg>) => Effect.suspend(() => {
+          calls.push(ms.map((m) => m.n))
+          if (ms.some((m) => m.kind === "poison")) return Effect.fail(new Error("cannot digest"))
+          return Effect.sync(() => { for (const m of ms) good.push(m.n) })
+        }))
+      }))
+      await rt.runPromise(Effect.flatMap(Bus, (b) => b.publishMany("t.many", [1, 2, 3, 4, 5].map((n) => ({ messageId: `m${n}`, n, kind: n === 3 ? "poison" : "ok" })))))
+      await waitFor(async () => (await info(rt, "t.many", "many")).deadLetters === 1, 8_000)
+      // The good ones once each, in order; the poison one dead-lettered after the delivery limit.
+      expect(good).toEqual([1, 2, 4, 5])
+      expect(calls.some((c) => c.length > 1)).toBe(true)
+      expect((await info(rt, "t.many", "many")).pending).toBe(0)
+      expect((await actor.status()).handled).toBe(4)
+      await actor.stop()
+      await rt.dispose()
+    })
+
     it("dead-letters a message that does not match the protocol without calling the handler", async () => {
       const rt = makeRuntime(kind)
       let calls = 0

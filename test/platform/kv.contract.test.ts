@@ -158,6 +158,74 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.ping).toBe(true)
     }))
 
+  it.effect("bookSlot paces a key: 20 concurrent bookings get 20 distinct slots a gap apart", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("chat")
+      const started = Date.now()
+      const waits = yield* Effect.all(oneTo(20).map(() => kv.bookSlot([key], [1000])), { concurrency: "unbounded" })
+      const elapsed = Date.now() - started
+      // Each booking is answered relative to its own clock reading: the slots are 0, 1000, …, 19000 ms after the first.
+      const slots = [...waits].sort((a, b) => a - b)
+      slots.forEach((w, i) => {
+        expect(w).toBeLessThanOrEqual(i * 1000)
+        expect(w).toBeGreaterThanOrEqual(i * 1000 - elapsed - 5)
+      })
+      // Two keys at once: the later of the two is free first; each moves by its own gap.
+      const other = fresh("global")
+      expect(yield* kv.bookSlot([other], [50])).toBe(0)
+      const both = yield* kv.bookSlot([key, other], [1000, 50])
+      expect(both).toBeGreaterThan(19000 - elapsed - 50)
+      expect(yield* kv.bookSlot([fresh("idle")], [1000])).toBe(0)
+    }))
+
+  it.effect("holdUntil keeps a key busy until then, and never brings it forward", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("held")
+      const until = Date.now() + 5000
+      yield* kv.holdUntil([key], until)
+      const wait = yield* kv.bookSlot([key], [1000])
+      expect(wait).toBeGreaterThan(4800)
+      expect(wait).toBeLessThanOrEqual(5000)
+      yield* kv.holdUntil([key], Date.now() + 10) // earlier than booked: no change
+      expect(yield* kv.bookSlot([key], [1000])).toBeGreaterThan(5800)
+    }))
+
+  it.effect("passGates passes a gate once per cooldown, in order, and counts what it held", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const [a, b] = [fresh("gate-a"), fresh("gate-b")]
+      const gate = (key: string, at: number, knownLast: number | null = null) => ({ key, id: `r${at}`, at, cooldownMs: 60_000, knownLast })
+      const T = Date.now()
+      expect(yield* kv.passGates([gate(a, T), gate(a, T + 30_000), gate(b, T + 59_999), gate(a, T + 59_999)])).toEqual([0, -1, 0, -1])
+      expect(yield* kv.passGates([gate(a, T + 60_000), gate(a, T + 60_001)])).toEqual([2, -1])
+      // The match that passed asks again (a redelivery): it passes again, and nothing moves.
+      expect(yield* kv.passGates([gate(a, T + 60_000), gate(a, T + 60_002)])).toEqual([0, -1])
+      // A pass known from elsewhere (the database) holds a gate the store has never seen.
+      const c = fresh("gate-c")
+      expect(yield* kv.passGates([gate(c, T, T - 1000)])).toEqual([-1])
+      expect(yield* kv.passGates([gate(c, T + 59_000, T - 1000)])).toEqual([1])
+      // Further matches at the same time are held with the first in one step, whatever its answer.
+      const e = fresh("gate-e")
+      expect(yield* kv.passGates([{ ...gate(e, T), extra: 3 }])).toEqual([0])
+      expect(yield* kv.passGates([{ ...gate(e, T + 1000), extra: 2 }])).toEqual([-1])
+      expect(yield* kv.passGates([gate(e, T + 60_000)])).toEqual([6])
+      // A zero cooldown always passes.
+      const d = fresh("gate-d")
+      expect(yield* kv.passGates([{ key: d, id: "x", at: T, cooldownMs: 0, knownLast: null }, { key: d, id: "y", at: T, cooldownMs: 0, knownLast: null }])).toEqual([0, 0])
+    }))
+
+  it.effect("passGates is exact under concurrency: of 50 concurrent matches inside one cooldown one passes", () =>
+    Effect.gen(function* () {
+      const kv = yield* Kv
+      const key = fresh("gate-race")
+      const T = Date.now()
+      const answers = yield* Effect.all(oneTo(50).map((n) => kv.passGates([{ key, id: `r${n}`, at: T + n, cooldownMs: 60_000, knownLast: null }])), { concurrency: "unbounded" })
+      expect(answers.flat().filter((x) => x >= 0)).toHaveLength(1)
+      expect(yield* kv.passGates([{ key, id: "late", at: T + 120_000, cooldownMs: 60_000, knownLast: null }])).toEqual([49])
+    }))
+
   it.effect("a non-positive ttl is a defect", () =>
     Effect.gen(function* () {
       const kv = yield* Kv

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { EtlLog, EtlTransaction, readJsonLines } from "../../server/domains/chain/Etl"
 import { ingestBlock, TokenCache } from "../../server/domains/chain/Ingest"
-import { PriceBook } from "../../server/domains/chain/Pricing"
+import { PriceBook } from "../../server/domains/chain/PriceBook"
 import { labelLookup, loadReference } from "../../server/domains/chain/Reference"
 import { makeRpcSource } from "../../server/domains/chain/RpcSource"
 import type { WhaleRecord } from "../../server/domains/chain/Types"

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import type { AccountTypeRequest } from "../../../schema/http/auth"
 import { AppConfig } from "../../platform/Config"
 import { Mailer } from "../../platform/infra/Mailer"
+import { AccountsConfig } from "./Config"
 import { accountExistsMail, passwordChangedMail } from "./Emails"
 import { Entitlements } from "./Entitlements"
 import { AccountGone, BusinessIsFinal, InvalidCredentials, WrongPassword } from "./Errors"
@@ -27,7 +28,7 @@ export interface Registration {
 const emptyToNull = (s: string | null | undefined) => (s === undefined || s === null || s.trim() === "" ? null : s.trim())
 
 export class Accounts extends Effect.Service<Accounts>()("app/Accounts", {
-  dependencies: [AccountsRepo.Default, Sessions.Default, Entitlements.Default, AuthThrottle.Default, Mailer.Default, AccountLinks.Default],
+  dependencies: [AccountsRepo.Default, Sessions.Default, Entitlements.Default, AuthThrottle.Default, Mailer.Default, AccountLinks.Default, AccountsConfig.Default],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
@@ -37,7 +38,7 @@ export class Accounts extends Effect.Service<Accounts>()("app/Accounts", {
     const throttle = yield* AuthThrottle
     const mailer = yield* Mailer
     const links = yield* AccountLinks
-    const logN = config.auth.scryptLogN
+    const logN = (yield* AccountsConfig).scryptLogN
     const base = config.publicBaseUrl
 
     const userOrGone = (id: number) =>

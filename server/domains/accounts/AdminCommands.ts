@@ -7,8 +7,8 @@ import { z } from "zod"
 import { NewPassword } from "../../../schema/http/auth"
 import { email as Email } from "../../../schema/common"
 import { Tier } from "../../../schema/tiers"
-import { AppConfig } from "../../platform/Config"
 import { validateSync } from "../../platform/http/Validate"
+import { AccountsConfig } from "./Config"
 import { Entitlements } from "./Entitlements"
 import { AccountExists, AccountNotFound } from "./Errors"
 import { hashPassword } from "./Passwords"
@@ -33,10 +33,10 @@ const SetTier = z.object({ email: Email, tier: GrantableTier })
 export const createUser = (input: { email?: string; password?: string; tier?: string; admin?: boolean }) =>
   Effect.gen(function* () {
     const args = yield* parse(CreateUser, input)
-    const config = yield* AppConfig
+    const { scryptLogN } = yield* AccountsConfig
     const repo = yield* AccountsRepo
     const entitlements = yield* Entitlements
-    const passwordHash = yield* hashPassword(args.password, config.auth.scryptLogN)
+    const passwordHash = yield* hashPassword(args.password, scryptLogN)
     // An operator vouches for the address: the account starts verified.
     const id = yield* repo.insert({ email: args.email, passwordHash, displayName: null, verified: true, admin: args.admin })
     if (id === undefined) return yield* Effect.fail(new AccountExists({ email: args.email }))

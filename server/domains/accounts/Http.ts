@@ -19,6 +19,7 @@ import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
 import { route } from "../../platform/http/Route"
 import { Accounts } from "./Accounts"
+import { AccountsConfig } from "./Config"
 import { clearedCookies, clientMeta, cookieIsSecure, NO_STORE, sessionCookies } from "./Cookies"
 import { AuthGuards, REFRESH_COOKIE } from "./Guards"
 import { AuthLinkRoutes } from "./HttpLinks"
@@ -31,6 +32,7 @@ const TAGS = ["auth"]
 
 export const AuthRoutes = Effect.gen(function* () {
   const config = yield* AppConfig
+  const { refreshTtlSeconds } = yield* AccountsConfig
   const accounts = yield* Accounts
   const sessions = yield* Sessions
   const guards = yield* AuthGuards
@@ -41,7 +43,7 @@ export const AuthRoutes = Effect.gen(function* () {
     Reply.json(
       { access_token: session.accessToken, token_type: "bearer", expires_in: session.expiresIn, refresh_token: session.refreshToken, user: me },
       200,
-      [...sessionCookies(session, config.auth.refreshTtlSeconds, secure), NO_STORE]
+      [...sessionCookies(session, refreshTtlSeconds, secure), NO_STORE]
     )
 
   const core = [

@@ -12,6 +12,7 @@ import { Reply } from "../../platform/http/Reply"
 import { statusOf } from "../../platform/http/Respond"
 import { toAppError, type RouteError } from "../../platform/http/Errors"
 import { TokenErrors } from "../../platform/infra/Jwt"
+import { AccountsConfig } from "./Config"
 import { AccountsErrors } from "./Errors"
 import { route, type RequestInfo } from "../../platform/http/Route"
 import { Accounts } from "./Accounts"
@@ -46,6 +47,7 @@ const answer = (req: RequestInfo, title: string, json: Record<string, unknown>, 
 
 export const AuthLinkRoutes = Effect.gen(function* () {
   const config = yield* AppConfig
+  const { refreshTtlSeconds } = yield* AccountsConfig
   const accounts = yield* Accounts
   const links = yield* AccountLinks
   const guards = yield* AuthGuards
@@ -103,7 +105,7 @@ export const AuthLinkRoutes = Effect.gen(function* () {
       handler: ({ query, req }) =>
         probe(req) ??
         links.magicLogin(query.token, clientMeta(req)).pipe(
-          Effect.map((session) => Reply.redirect("/", 302, [...sessionCookies(session, config.auth.refreshTtlSeconds, secure), NO_STORE, ["referrer-policy", "no-referrer"]])),
+          Effect.map((session) => Reply.redirect("/", 302, [...sessionCookies(session, refreshTtlSeconds, secure), NO_STORE, ["referrer-policy", "no-referrer"]])),
           Effect.catchAll((e) => {
             const reason = e._tag === "TokenRejected" ? `token_${e.reason}` : "token_invalid"
             return Effect.succeed(Reply.redirect(`/login?error=${reason}`, 302, [NO_STORE, ["referrer-policy", "no-referrer"]]))

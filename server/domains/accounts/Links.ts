@@ -10,6 +10,7 @@ import { Effect, FiberSet } from "effect"
 import { AppConfig } from "../../platform/Config"
 import { Jwt, TokenRejected, type TokenKind, type VerifiedToken } from "../../platform/infra/Jwt"
 import { Mailer } from "../../platform/infra/Mailer"
+import { AccountsConfig } from "./Config"
 import { hashPassword } from "./Passwords"
 import { magicLoginMail, passwordResetMail, trialInviteMail, verificationMail } from "./Emails"
 import { Entitlements, TRIAL_DAYS } from "./Entitlements"
@@ -27,9 +28,10 @@ export const LINK_TTL_SECONDS = {
 } as const satisfies Partial<Record<TokenKind, number>>
 
 export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLinks", {
-  dependencies: [AccountsRepo.Default, Sessions.Default, Entitlements.Default, AuthThrottle.Default, Mailer.Default, Jwt.Default],
+  dependencies: [AccountsRepo.Default, Sessions.Default, Entitlements.Default, AuthThrottle.Default, Mailer.Default, Jwt.Default, AccountsConfig.Default],
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
+    const { scryptLogN } = yield* AccountsConfig
     const sql = yield* SqlClient.SqlClient
     const repo = yield* AccountsRepo
     const sessions = yield* Sessions
@@ -110,7 +112,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       resetPassword: Effect.fn("AccountLinks.resetPassword")(function* (raw: string, newPassword: string) {
         const token = yield* verifyUnused("password_reset", raw)
         const user = yield* accountOf(token, true)
-        const hash = yield* hashPassword(newPassword, config.auth.scryptLogN)
+        const hash = yield* hashPassword(newPassword, scryptLogN)
         yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* jwt.consume(token, user.id)

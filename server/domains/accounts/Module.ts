@@ -4,6 +4,7 @@ import { AuthJanitorActor } from "../../../actors/auth-janitor/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { Principals } from "../../platform/http/Principals"
 import { Accounts } from "./Accounts"
+import { AccountsConfig } from "./Config"
 import { Entitlements } from "./Entitlements"
 import { AccountsErrors } from "./Errors"
 import { AuthGuards } from "./Guards"
@@ -19,7 +20,8 @@ const PrincipalsLive = Layer.effect(
 
 export const AccountsModule = defineModule({
   name: "accounts",
-  layer: Layer.mergeAll(Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default, AccountLinks.Default, PrincipalsLive),
+  config: AccountsConfig.Default,
+  layer: Layer.mergeAll(AccountsConfig.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default, AccountLinks.Default, PrincipalsLive),
   routes: AuthRoutes,
   actors: [AuthJanitorActor],
   errors: AccountsErrors,

@@ -7,8 +7,8 @@
 import { createHash, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { AppConfig } from "../../platform/Config"
 import { Jwt, TokenRejected } from "../../platform/infra/Jwt"
+import { AccountsConfig } from "./Config"
 import { RefreshRejected } from "./Errors"
 import { SessionRepo } from "./SessionRepo"
 
@@ -28,13 +28,12 @@ export interface IssuedSession {
 export const hashRefreshToken = (raw: string) => createHash("sha256").update(raw, "utf8").digest("hex")
 
 export class Sessions extends Effect.Service<Sessions>()("app/Sessions", {
-  dependencies: [SessionRepo.Default, Jwt.Default],
+  dependencies: [SessionRepo.Default, Jwt.Default, AccountsConfig.Default],
   effect: Effect.gen(function* () {
-    const config = yield* AppConfig
     const repo = yield* SessionRepo
     const jwt = yield* Jwt
     const sql = yield* SqlClient.SqlClient
-    const { sessionTtlSeconds, refreshTtlSeconds } = config.auth
+    const { sessionTtlSeconds, refreshTtlSeconds } = yield* AccountsConfig
     const expiry = () => new Date(Date.now() + refreshTtlSeconds * 1000)
 
     const accessToken = (userId: number, sessionId: string) =>

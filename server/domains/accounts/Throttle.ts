@@ -5,16 +5,17 @@
  */
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
-import { AppConfig } from "../../platform/Config"
 import { Kv } from "../../platform/infra/Kv"
+import { AccountsConfig } from "./Config"
 import { Throttled } from "./Errors"
 
 const digest = (s: string) => createHash("sha256").update(s).digest("base64url").slice(0, 22)
 
 export class AuthThrottle extends Effect.Service<AuthThrottle>()("app/AuthThrottle", {
+  dependencies: [AccountsConfig.Default],
   effect: Effect.gen(function* () {
     const kv = yield* Kv
-    const { auth } = yield* AppConfig
+    const auth = yield* AccountsConfig
 
     /** Counts one hit on `key`; fails with the seconds left in the window once `max` is passed. */
     const hit = (key: string, max: number, windowSeconds: number, what: string) =>

@@ -12,10 +12,12 @@
 import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { AlertSpec, ConvergenceParams } from "../../../schema/http/alerts"
 import type { Tier } from "../../../schema/tiers"
-import { STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../schema/streams"
+import { recordId, type RecordKey } from "../../../schema/records"
+import { isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../schema/streams"
 import { deliverManyMessage } from "../../../actors/notifier/Protocol"
 import { Bus } from "../../platform/infra/Bus"
-import { makeBatcher } from "./Batcher"
+import { Kv } from "../../platform/infra/Kv"
+import { makeBatcher } from "../../platform/infra/Batcher"
 import { Entitlements } from "../accounts/Entitlements"
 import { AlertsConfig } from "./Config"
 import { ConvergenceWindow, MAX_WINDOW_MS, type Convergence } from "./Convergence"
@@ -24,7 +26,7 @@ import { isLive, MatchIndex, type Sub } from "./Matching"
 import { ALERT_STREAMS, toSub } from "./Model"
 import { policyOf } from "./Policy"
 import { AlertsRepo, type ConvergenceBuy, type NewDelivery } from "./Repo"
-import { Cooldowns, DEFAULT_COOLDOWNS } from "./Throttle"
+import { DEFAULT_COOLDOWNS } from "./Throttle"
 
 /** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
 const NOTIFY_CHUNK = 500
@@ -44,7 +46,11 @@ interface Matched {
   readonly buy: Buy | null
 }
 
-export const recordKeyOf = (r: { tx_hash: string; log_index: number; wallet: string; token: string }) => `tx:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
+/**
+ * A record's key in alerts: `tx:<recordId>`. Stored (alert_deliveries.record_key, whose unique key makes a redelivered
+ * record a no-op; convergence buys), so its form never changes; the prefix keeps it apart from the other keys there.
+ */
+export const recordKeyOf = (r: RecordKey) => `tx:${recordId(r)}`
 
 export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
   dependencies: [AlertsRepo.Default, AlertsConfig.Default, Entitlements.Default],
@@ -53,9 +59,11 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     const config = yield* AlertsConfig
     const entitlements = yield* Entitlements
     const bus = yield* Bus
+    const kv = yield* Kv
 
     let index = new MatchIndex()
-    const cooldowns = new Cooldowns((t) => DEFAULT_COOLDOWNS[t])
+    /** Each alert's last fire as the database knows it (`last_fired_at`): the cooldown gates' floor after a restart. */
+    const lastFired = new Map<number, number>()
     const muted = new Map<number, number>()
     /** The owners' tiers (an alert fires only with what its owner's tier includes now); refreshed every minute. */
     const tiers = new Map<number, Tier>()
@@ -94,7 +102,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       for (const row of rows) {
         const sub = toSub(row)
         if (sub) next.upsert(sub)
-        cooldowns.seed(row.id, row.last_fired_at?.getTime() ?? null)
+        if (row.last_fired_at) lastFired.set(row.id, row.last_fired_at.getTime())
       }
       muted.clear()
       for (const m of yield* repo.mutedUsers) muted.set(m.user_id, m.muted_until.getTime())
@@ -126,7 +134,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             const sub = row ? toSub(row) : null
             if (sub) index.upsert(sub)
             else index.remove(id)
-            if (!row) cooldowns.forget(id)
+            if (!row) lastFired.delete(id)
           }
         }
         yield* applyUsers(userIds)
@@ -169,7 +177,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
      */
     const submit = makeBatcher<Matched>((matched) =>
       Effect.gen(function* () {
-        const items = [...matched.flatMap((m) => m.items), ...(yield* convergence(matched.flatMap((m) => (m.buy ? [m.buy] : []))))]
+        const items = yield* cooldown([...matched.flatMap((m) => m.items), ...(yield* convergence(matched.flatMap((m) => (m.buy ? [m.buy] : []))))])
         // Per part: record, then publish what is owed at once (the notifier starts on it while the next is written).
         for (let i = 0; i < items.length; i += RECORD_CHUNK) {
           const owed = yield* repo.recordDeliveries(items.slice(i, i + RECORD_CHUNK))
@@ -222,32 +230,67 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             wallets: f.found.wallets, totalUsd: f.found.totalUsd, windowMinutes: f.params.window_minutes,
             labels: f.found.wallets.map((w) => labels.get(w) ?? shortAddress(w))
           })
-          const d = delivery(f.sub, key, content, f.buy.m.ts)
-          if (d) out.push(d)
+          out.push(delivery(f.sub, key, content, f.buy.m.ts))
         }
         return out
       })
 
-    // -------------------------------------------------------------------------------------------------- matching
     /**
-     * The delivery of a match, or null inside the alert's cooldown: the match is only counted, and the alert's next
-     * delivery says how many it folded (a noisy alert costs a counter, not a row per match).
+     * Per-type cooldowns, shared by every fan-out process (Kv gates, decided in order in one step per round): a match
+     * inside its alert's cooldown is only counted, and the alert's next delivery says how many it folded (a noisy
+     * alert costs a counter, not a row per match). Time is the record's block time, so a replay decides the same way.
      */
-    const delivery = (sub: Sub, recordKey: string, content: Content, eventAt: string): NewDelivery | null => {
-      const at = Date.parse(eventAt)
-      const verdict = cooldowns.take(sub.id, sub.spec.type, Number.isFinite(at) ? at : Date.now())
-      if (verdict.verdict === "cooldown") return null
+    const cooldown = (items: ReadonlyArray<NewDelivery>) =>
+      Effect.gen(function* () {
+        // One gate per alert and time: the further matches of an alert at the same block time are held whatever the
+        // first one's answer (a block matches a broad alert many times), counted with it as `extra`.
+        const gates: Array<{ first: NewDelivery; at: number; extra: number }> = []
+        const byAlertAt = new Map<string, { first: NewDelivery; at: number; extra: number }>()
+        const folded = new Set<NewDelivery>()
+        for (const i of items) {
+          const seconds = DEFAULT_COOLDOWNS[i.type as keyof typeof DEFAULT_COOLDOWNS] ?? 0
+          if (i.alertId === null || seconds <= 0) continue
+          const parsed = Date.parse(i.eventAt)
+          const at = Number.isFinite(parsed) ? parsed : Date.now()
+          const key = `${i.alertId}|${at}`
+          const gate = byAlertAt.get(key)
+          if (gate) {
+            gate.extra++
+            folded.add(i)
+            continue
+          }
+          const fresh = { first: i, at, extra: 0 }
+          byAlertAt.set(key, fresh)
+          gates.push(fresh)
+        }
+        if (gates.length === 0) return items
+        const answers = yield* kv.passGates(gates.map((g) => ({
+          key: `alerts:cooldown:${g.first.alertId}`, id: g.first.recordKey, at: g.at, extra: g.extra,
+          cooldownMs: DEFAULT_COOLDOWNS[g.first.type as keyof typeof DEFAULT_COOLDOWNS] * 1000, knownLast: lastFired.get(g.first.alertId!) ?? null
+        })))
+        const verdicts = new Map(gates.map((g, k) => [g.first, answers[k]!] as const))
+        return items.flatMap((i): Array<NewDelivery> => {
+          if (folded.has(i)) return []
+          const held = verdicts.get(i) ?? 0
+          if (held < 0) return []
+          if (held === 0) return [i]
+          const data = { ...i.data, folded: held }
+          return [{ ...i, data, dataJson: JSON.stringify(data) }]
+        })
+      })
+
+    // -------------------------------------------------------------------------------------------------- matching
+    /** The delivery of a match (before its cooldown is decided, per round). */
+    const delivery = (sub: Sub, recordKey: string, content: Content, eventAt: string): NewDelivery => {
       // The alerts a record matches share its content: one data object and one JSON text unless a count is added.
       let shared = sharedData.get(content)
       if (shared === undefined) {
         const data = { ...content.data, url: content.url }
         sharedData.set(content, shared = { data, json: JSON.stringify(data) })
       }
-      const data = verdict.folded > 0 ? { ...shared.data, folded: verdict.folded } : shared.data
       return {
         alertId: sub.id, userId: sub.userId, type: sub.spec.type, recordKey, title: content.title, summary: content.summary,
-        data, dataJson: verdict.folded > 0 ? JSON.stringify(data) : shared.json,
-        channels: sub.channels, eventAt, status: "pending"
+        data: shared.data, dataJson: shared.json, channels: sub.channels, eventAt, status: "pending"
       }
     }
     const sharedData = new WeakMap<Content, { readonly data: Record<string, unknown>; readonly json: string }>()
@@ -277,8 +320,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         if (sub === null) continue
         let content = contents.get(sub.spec.type)
         if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
-        const d = delivery(sub, key, content, m.ts)
-        if (d) out.push(d)
+        out.push(delivery(sub, key, content, m.ts))
       }
       return out
     }
@@ -291,13 +333,32 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       return subs.length === 0 || !Number.isFinite(at) ? null : { m, at, subs }
     }
 
-    const handleRecord = (m: ChainTxMessage) =>
+    /**
+     * A read of `chain.tx` in stream order, in one call: one sync, the records matched synchronously, one round of
+     * writes per run of records (a retraction is handled after the records before it are written).
+     */
+    const handleMessages = (messages: ReadonlyArray<ChainTxMessage | ChainTxRetraction>) =>
       Effect.gen(function* () {
         yield* sync
         const now = Date.now()
-        const items = matchRecord(m, now)
-        const buy = buyOf(m, now)
-        if (items.length > 0 || buy !== null) yield* submit([{ items, buy }])
+        let run: Array<Matched> = []
+        const flush = Effect.suspend(() => {
+          const taken = run
+          run = []
+          return taken.length === 0 ? Effect.void : submit(taken)
+        })
+        for (const m of messages) {
+          if (isRetraction(m)) {
+            yield* flush
+            yield* handleRetraction(m)
+            continue
+          }
+          const record = m
+          const items = matchRecord(record, now)
+          const buy = buyOf(record, now)
+          if (items.length > 0 || buy !== null) run.push({ items, buy })
+        }
+        yield* flush
       })
 
     const handleRetraction = (m: ChainTxRetraction) =>
@@ -323,12 +384,12 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             ? contentOfIndexCross({ value: e.value, previous: e.previous ?? e.value, at: e.at }, (sub.spec.params as { level: number }).level)
             : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e)
           return delivery(sub, `event:${e.messageId}`, content, at)
-        }).filter((d): d is NewDelivery => d !== null)
+        })
         if (items.length > 0) yield* submit([{ items, buy: null }])
       })
 
     return {
-      handleRecord, handleRetraction, handleEvent,
+      handleMessages, handleRetraction, handleEvent,
       /** For the benchmark and tests: the index as it stands, and the pure matching step. */
       index: () => index,
       matchRecord,

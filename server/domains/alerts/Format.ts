@@ -3,6 +3,7 @@
  * matched; `messengerText`, `emailOf`, `webhookBody` and `digestOf` render it per channel. Pure.
  */
 import type { AlertType } from "../../../schema/http/alerts"
+import type { WhaleTx } from "../../../schema/records"
 import type { Category } from "./Matching"
 
 export interface Content {
@@ -34,20 +35,9 @@ const VERB: Record<Category, string> = {
   exchange_withdraw: "withdrew"
 }
 
-export interface RecordFacts {
-  readonly tx_hash: string
-  readonly log_index: number
-  readonly block: number
-  readonly ts: string
-  readonly wallet: string
-  readonly wallet_label: string | null
-  readonly token: string
-  readonly symbol: string
-  readonly category: Category
-  readonly amount: string
-  readonly usd: number | null
-  readonly venue: string | null
-}
+/** What a record's delivery says of it. */
+export type RecordFacts = Readonly<Pick<WhaleTx, "tx_hash" | "log_index" | "block" | "ts" | "wallet" | "wallet_label" | "token" | "symbol" |
+  "category" | "amount" | "usd" | "venue">>
 
 const recordData = (r: RecordFacts) => ({
   tx_hash: r.tx_hash, log_index: r.log_index, block: r.block, ts: r.ts, wallet: r.wallet, wallet_label: r.wallet_label,

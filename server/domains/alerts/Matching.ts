@@ -13,17 +13,12 @@
  * Pure: no Effect, no clock (callers pass `now`), no I/O.
  */
 import type { AlertSpec, Channel } from "../../../schema/http/alerts"
+import type { WhaleCategory, WhaleTx } from "../../../schema/records"
 
-export type Category = "dex_buy" | "dex_sell" | "exchange_deposit" | "exchange_withdraw"
+export type Category = WhaleCategory
 
 /** What matching needs of a `chain.tx` record. */
-export interface MatchRecord {
-  readonly wallet: string
-  readonly token: string
-  readonly symbol: string
-  readonly category: Category
-  readonly usd: number | null
-}
+export type MatchRecord = Readonly<Pick<WhaleTx, "wallet" | "token" | "symbol" | "category" | "usd">>
 
 /** What matching needs of a domain event. */
 export type MatchEvent =

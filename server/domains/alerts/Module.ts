@@ -22,6 +22,7 @@ const actors: ReadonlyArray<ActorDef<AlertFanout | AlertNotifier | AlertsConfig>
 
 export const AlertsModule = defineModule({
   name: "alerts",
+  config: AlertsConfig.Default,
   layer: Layer.mergeAll(
     AlertsConfig.Default, AlertsRepo.Default, Alerts.Default, Channels.Default, CustomWallets.Default,
     AlertFanout.Default, AlertNotifier.Default

@@ -26,15 +26,16 @@ import type { AlertType, Channel, ConsoleAlert } from "../../../schema/http/aler
 import { Accounts } from "../accounts/Accounts"
 import { AppConfig } from "../../platform/Config"
 import { Bus, deadLetterStream } from "../../platform/infra/Bus"
+import { Kv } from "../../platform/infra/Kv"
 import { MailOutbox } from "../../platform/infra/MailOutbox"
 import { Metrics } from "../../platform/ops/Metrics"
-import { makeBatcher } from "./Batcher"
+import { makeBatcher } from "../../platform/infra/Batcher"
 import { AlertsConfig } from "./Config"
 import { digestOf, emailOf, messengerText, webhookBody } from "./Format"
 import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
-import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, Pacer, WEBHOOK_RETRY_MS } from "./Throttle"
+import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
 import { postWebhook } from "./WebhookPost"
 import { signedHeaders } from "./Webhooks"
 
@@ -70,7 +71,15 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const accounts = yield* Accounts
     const metrics = yield* Metrics
     const messenger = makeMessengerClient(config.messengerApiBase, config.messengerBotToken)
-    const pacer = new Pacer({ perChatGapMs: config.messengerPerChatGapMs, globalPerSecond: config.messengerGlobalPerSecond })
+    const kv = yield* Kv
+    /**
+     * Messenger pacing, shared by every notifier process (Kv slots): a chat's slot first (one message per chat per
+     * MESSENGER_PER_CHAT_GAP_MS), then, once it is due, the bot's global slot (sends spaced evenly at
+     * MESSENGER_GLOBAL_PER_SECOND). The global slot is booked only when the send is due, so one chat's later messages
+     * never hold up other chats.
+     */
+    const chatSlot = (chat: string) => kv.bookSlot([`alerts:pace:chat:${chat}`], [config.messengerPerChatGapMs])
+    const globalSlot = kv.bookSlot(["alerts:pace:global"], [Math.ceil(1000 / Math.max(1, config.messengerGlobalPerSecond))])
     const latency = metrics.histogram("alert_delivery_latency_seconds", "Alert latency from the record's block time (or event time) to delivery, by channel",
       [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600])
     const counter = metrics.counter("alert_deliveries_total", "Alert channel deliveries by channel and outcome")
@@ -117,14 +126,16 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const sendMessenger = (chat: string, text: string, tried: () => void): Effect.Effect<MessengerSend> =>
       Effect.gen(function* () {
         for (let attempt = 0; attempt < 3; attempt++) {
-          const wait = pacer.reserve(chat, Date.now())
+          const wait = yield* chatSlot(chat)
           if (wait > MAX_PACING_WAIT_MS) return { ok: false as const, error: "paced: chat busy", retryable: true, blocked: false, deferMs: wait }
           if (wait > 0) yield* Effect.sleep(wait)
+          const global = yield* globalSlot
+          if (global > 0) yield* Effect.sleep(global)
           tried()
           const r = yield* messenger.call("sendMessage", { chat_id: chat, text, parse_mode: "HTML", disable_web_page_preview: true })
           if (r.ok) return { ok: true as const }
           if (r.status === 429 && r.retryAfter !== null) {
-            pacer.backOff(chat, Date.now(), r.retryAfter)
+            yield* kv.holdUntil([`alerts:pace:chat:${chat}`], Date.now() + Math.max(1, r.retryAfter) * 1000)
             if (r.retryAfter <= 30) continue
           }
           const blocked = r.status === 403 || (r.status === 400 && /chat not found/i.test(r.description))

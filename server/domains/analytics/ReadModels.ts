@@ -8,10 +8,10 @@ import { Effect } from "effect"
 import type { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
 import type { FlowsData } from "../../../schema/http/dataapi"
 import type { Tier } from "../../../schema/tiers"
-import { AppConfig } from "../../platform/Config"
 import { memo } from "../../platform/infra/Memo"
 import { Metrics } from "../../platform/ops/Metrics"
 import { Analytics, flowsOf, topTokensOf } from "./Analytics"
+import { AnalyticsConfig } from "./Config"
 import { positioningFor } from "./PositioningModel"
 
 export interface Cached<A> {
@@ -28,14 +28,14 @@ export const cached = <A>(value: A): Cached<A> => {
 }
 
 export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
-  dependencies: [Analytics.Default],
+  dependencies: [Analytics.Default, AnalyticsConfig.Default],
   effect: Effect.gen(function* () {
     const analytics = yield* Analytics
-    const config = yield* AppConfig
+    const config = yield* AnalyticsConfig
     const metrics = yield* Metrics
     const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
-    const ttl = `${config.analytics.cacheSeconds} seconds` as const
-    const maxStale = `${Math.max(config.analytics.cacheSeconds, config.analytics.maxStaleSeconds)} seconds` as const
+    const ttl = `${config.cacheSeconds} seconds` as const
+    const maxStale = `${Math.max(config.cacheSeconds, config.maxStaleSeconds)} seconds` as const
     const counted = <A, E, R>(view: string, effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
         computations.inc({ view, cache: "read-models" })

@@ -39,13 +39,13 @@ export class Retractions extends Effect.Service<Retractions>()("app/analytics/Re
       yield* PubSub.publish(changed, retracted)
       yield* Effect.logInfo(`${retracted} record(s) retracted by a reorg: analytics caches dropped`)
     })
-    yield* round.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("following chain.tx retractions failed", cause)),
-      Effect.repeat(Schedule.spaced(Duration.millis(POLL_MS))),
-      Effect.forkScoped
-    )
-
     return {
+      /** Follows `chain.tx` for ever (every POLL_MS): the module's `analytics-retractions` process. */
+      follow: round.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("following chain.tx retractions failed", cause)),
+        Effect.repeat(Schedule.spaced(Duration.millis(POLL_MS))),
+        Effect.asVoid
+      ),
       /** Retractions seen by this process. */
       seen: () => seen,
       /** A subscription that receives the count of each batch of retractions. */

@@ -4,25 +4,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { WhaleCategory } from "../../../schema/streams"
+import type { WhaleCategory, WhaleTx } from "../../../schema/records"
+import type { WalletRow } from "../chain/Types"
 
-export interface TxRow {
-  readonly id: number
-  readonly tx_hash: string
-  readonly block: number
-  readonly ts: Date
-  readonly wallet: string
-  readonly wallet_label: string | null
-  readonly token: string
-  readonly symbol: string
-  readonly category: WhaleCategory
-  readonly amount: string
-  readonly usd: number | null
-  readonly price_usd: number | null
-  readonly counter_symbol: string | null
-  readonly venue: string | null
-  readonly source: "rpc" | "replay" | "demo" | "internal"
-}
+/** A page row: the record as the HTTP `WhaleTrade` lists it (without `log_index` and `counter_token`), `ts` as read. */
+export type TxRow = Readonly<Omit<WhaleTx, "log_index" | "counter_token" | "ts"> & { ts: Date }>
 
 export interface TxFilter {
   readonly beforeId?: number | undefined
@@ -32,11 +18,8 @@ export interface TxFilter {
   readonly limit: number
 }
 
-export interface WalletRow {
-  readonly address: string
-  readonly label: string
-  readonly cohort: "mega" | "large" | "mid" | "small"
-  readonly active: boolean
+/** A wallet search hit: the tracked wallet with its last 7 days. */
+export type WalletSearchRow = Pick<WalletRow, "address" | "label" | "cohort" | "active"> & {
   readonly net_flow_7d_usd: number
   readonly trades_7d: number
   readonly last_active_day: string | null
@@ -70,7 +53,7 @@ export class TxRepo extends Effect.Service<TxRepo>()("app/analytics/TxRepo", {
     /** Tracked wallets whose address starts with `q` or whose label contains it, with their last 7 days. */
     const searchWallets = (q: string, limit: number, since7: string) => {
       const needle = likeEscape(q.toLowerCase())
-      return sql<WalletRow>`
+      return sql<WalletSearchRow>`
         WITH found AS (
           SELECT address, label, cohort, active, 0 AS rank FROM tracked_wallets
           WHERE ${needle.startsWith("0x") ? sql`address LIKE ${`${needle}%`}` : sql`false`}

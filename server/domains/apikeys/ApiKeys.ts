@@ -9,8 +9,8 @@ import { Data, Effect } from "effect"
 import { MAX_ACTIVE_KEYS, type ApiKeyInfo, type CreateKeyResponse } from "../../../schema/http/apikeys"
 import type { Tier } from "../../../schema/tiers"
 import { Entitlements } from "../accounts/Entitlements"
-import { AppConfig } from "../../platform/Config"
 import { memo } from "../../platform/infra/Memo"
+import { ApiKeysConfig } from "./Config"
 import { generateKey, hashKey, looksLikeKey, prefixOf } from "./Format"
 import { ApiKeysRepo, type KeyRow } from "./Repo"
 
@@ -31,16 +31,16 @@ const info = (row: KeyRow): ApiKeyInfo => ({
 })
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("app/ApiKeys", {
-  dependencies: [ApiKeysRepo.Default, Entitlements.Default],
+  dependencies: [ApiKeysRepo.Default, Entitlements.Default, ApiKeysConfig.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ApiKeysRepo
     const entitlements = yield* Entitlements
-    const config = yield* AppConfig
+    const config = yield* ApiKeysConfig
 
     // Keyed by the key's hash. Not stale-while-revalidate (maxStale = ttl): an expired entry is looked up again.
     const owners = yield* memo({
-      ttl: config.api.keyCacheMs,
-      maxStale: config.api.keyCacheMs,
+      ttl: config.keyCacheMs,
+      maxStale: config.keyCacheMs,
       capacity: 10_000,
       compute: (hash: string) =>
         Effect.gen(function* () {

@@ -2,13 +2,15 @@
 import { Layer } from "effect"
 import { defineModule } from "../../platform/Module"
 import { ApiKeys } from "./ApiKeys"
+import { ApiKeysConfig } from "./Config"
 import { ApiKeyErrors } from "./Errors"
 import { ApiKeyGuard } from "./Guard"
 import { ApiKeyRoutes } from "./Http"
 
 export const ApiKeysModule = defineModule({
   name: "apikeys",
-  layer: Layer.mergeAll(ApiKeys.Default, ApiKeyGuard.Default),
+  config: ApiKeysConfig.Default,
+  layer: Layer.mergeAll(ApiKeysConfig.Default, ApiKeys.Default, ApiKeyGuard.Default),
   routes: ApiKeyRoutes,
   errors: ApiKeyErrors
 })

@@ -9,7 +9,7 @@
  * observation of the range keep `usd = null`.
  */
 import { Data, Effect } from "effect"
-import { AppConfig } from "../../platform/Config"
+import { ChainConfig } from "./Config"
 import { ChainCatalog, type ExtraWallet } from "./Catalog"
 import { fetchBlock, persistentRetry, retryTemporary } from "./Fetch"
 import { prefetching } from "./Prefetch"
@@ -46,7 +46,7 @@ const FLUSH_RECORDS = 1_000
 const FLUSH_BLOCKS = 100
 
 export const backfill = Effect.fn("Backfill.run")(function* (request: BackfillRequest) {
-  const { chain } = yield* AppConfig
+  const chain = yield* ChainConfig
   const source = yield* ChainSource
   const repo = yield* ChainRepo
   const catalog = yield* ChainCatalog

@@ -8,7 +8,7 @@
  */
 import { Effect, Layer } from "effect"
 import { TokenCache, type IngestContext } from "./Ingest"
-import { PriceBook, type PricePoint } from "./Pricing"
+import { PriceBook, type PricePoint } from "./PriceBook"
 import { labelLookup, loadReference, type Reference } from "./Reference"
 import { ChainRepo } from "./Repo"
 import { UNKNOWN_TOKEN } from "./Source"

@@ -22,7 +22,7 @@
  */
 import { formatUnits } from "viem"
 import { WETH, isQuote, type LabelLookup, type TokenLookup } from "./Reference"
-import type { Address, ChainBlock, InternalTransfer, RawLog, RawTx, ResolvedToken, WhaleCategory, WhaleRecord } from "./Types"
+import type { Address, InternalTransfer, RawLog, RawTx, ResolvedToken, WhaleCategory, WhaleRecord } from "./Types"
 
 export const TOPIC_TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 export const TOPIC_WETH_DEPOSIT = "0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c"
@@ -254,18 +254,4 @@ export const logsByTx = (logs: ReadonlyArray<RawLog>): Map<string, Array<RawLog>
     map.set(log.transactionHash, list)
   }
   return map
-}
-
-/** The records of a whole block, in transaction order. */
-export const decodeBlock = (
-  block: ChainBlock, logs: ReadonlyArray<RawLog>, ctx: DecodeContext,
-  internal?: ReadonlyMap<string, ReadonlyArray<InternalTransfer>>
-): Array<WhaleRecord> => {
-  const grouped = logsByTx(logs)
-  const txs = [...block.transactions].sort((a, b) => a.transactionIndex - b.transactionIndex)
-  return txs.flatMap((tx) => {
-    const traced = internal?.get(tx.hash)
-    const input = { tx, logs: grouped.get(tx.hash) ?? [] }
-    return decodeTransaction(traced === undefined ? input : { ...input, internal: traced }, ctx)
-  })
 }

@@ -11,7 +11,7 @@
  */
 import { Data, Effect, type Schedule } from "effect"
 import { decodeTransaction, logsByTx, walletMovements, type DecodeContext } from "./Decode"
-import { PriceBook } from "./Pricing"
+import { PriceBook } from "./PriceBook"
 import type { LabelLookup } from "./Reference"
 import { UNKNOWN_TOKEN, retryRpc, rpcRetrySchedule, type BlockNotFound, type ChainSourceShape, type RpcError } from "./Source"
 import type { ChainBlock, InternalTransfer, RawTx, ResolvedToken, WhaleRecord } from "./Types"

@@ -6,40 +6,12 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { WhaleCategory } from "../../../schema/streams"
+import { recordId, type RecordSource, type WhaleTx } from "../../../schema/records"
 import { arrayLiteral, type ArrayElement } from "./PgArray"
-import type { Cohort, Label, ResolvedToken, WhaleRecord } from "./Types"
+import type { Label, ResolvedToken, WalletRow, WhaleRecord } from "./Types"
 
-export type RecordSource = "rpc" | "replay" | "demo" | "internal"
-export type WalletSource = "seed" | "import" | "custom" | "discovered"
-
-/** A whale_tx row as stored (exact amounts as text). */
-export interface StoredTx {
-  readonly id: number
-  readonly tx_hash: string
-  readonly log_index: number
-  readonly block_number: number
-  readonly ts: Date
-  readonly wallet: string
-  readonly token: string
-  readonly symbol: string
-  readonly category: WhaleCategory
-  readonly amount: string
-  readonly usd: number | null
-  readonly price_usd: number | null
-  readonly counter_token: string | null
-  readonly counter_symbol: string | null
-  readonly venue: string | null
-  readonly source: RecordSource
-}
-
-export interface WalletRow {
-  readonly address: string
-  readonly label: string
-  readonly cohort: Cohort | "small"
-  readonly source: WalletSource
-  readonly active: boolean
-}
+/** A whale_tx row as stored: the record's columns under their column names (exact amounts as text), no label. */
+export type StoredTx = Readonly<Omit<WhaleTx, "block" | "ts" | "wallet_label"> & { block_number: number; ts: Date }>
 
 export interface StoredBlock {
   readonly number: number
@@ -70,7 +42,7 @@ const RETURNING = `RETURNING id, tx_hash, log_index, block_number, ts, wallet, t
 /** The first re-read of a token stored as unknown (then back-off: TokenRereads.ts). */
 export const TOKEN_REREAD_FIRST_SECONDS = 300
 
-const key = (r: WhaleRecord) => `${r.txHash}:${r.logIndex}:${r.wallet}:${r.token}`
+const key = (r: WhaleRecord) => recordId({ tx_hash: r.txHash, log_index: r.logIndex, wallet: r.wallet, token: r.token })
 
 export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
   effect: Effect.gen(function* () {

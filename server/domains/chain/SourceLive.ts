@@ -3,14 +3,14 @@
  * the embedded default), or `replay` of an ethereum-etl folder when CHAIN_SOURCE=replay.
  */
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../../platform/Config"
+import { ChainConfig } from "./Config"
 import { DemoSourceLive } from "./DemoSource"
 import { ReplaySourceLive } from "./ReplaySource"
 import { RpcSourceLive } from "./RpcSource"
 
 export const ChainSourceLive = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const { chain } = yield* AppConfig
+    const chain = yield* ChainConfig
     switch (chain.source) {
       case "rpc":
         return RpcSourceLive({ url: chain.rpcUrl!, traces: chain.traces })
@@ -21,4 +21,4 @@ export const ChainSourceLive = Layer.unwrapEffect(
         return DemoSourceLive({ seed: chain.demoSeed, blockMs: chain.demoBlockMs })
     }
   })
-)
+).pipe(Layer.provide(ChainConfig.Default))

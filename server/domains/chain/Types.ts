@@ -5,6 +5,7 @@
  * Addresses are always lower-case hex. Amounts on chain are bigint; amounts in records are exact decimal strings.
  */
 import { z } from "zod"
+import { WhaleCategory } from "../../../schema/records"
 
 export const Address = z.string().regex(/^0x[0-9a-f]{40}$/, "lower-case 0x-prefixed 20-byte address")
 export type Address = z.infer<typeof Address>
@@ -58,6 +59,17 @@ export const TrackedWallet = z.object({
 })
 export type TrackedWallet = z.infer<typeof TrackedWallet>
 
+export type WalletSource = "seed" | "import" | "custom" | "discovered"
+
+/** A tracked_wallets row: the one wallet row; other domains' wallet reads are typed against it. */
+export interface WalletRow {
+  readonly address: string
+  readonly label: string
+  readonly cohort: Cohort | "small"
+  readonly source: WalletSource
+  readonly active: boolean
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // What chain sources return
 
@@ -109,8 +121,8 @@ export interface InternalTransfer {
 // ---------------------------------------------------------------------------------------------------------------
 // The normalized record
 
-export const WhaleCategory = z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"])
-export type WhaleCategory = z.infer<typeof WhaleCategory>
+/** The record's category, defined once with the record's wire shape (schema/records.ts). */
+export { WhaleCategory }
 
 const DecimalString = z.string().regex(/^\d+(\.\d+)?$/)
 

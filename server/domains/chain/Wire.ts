@@ -2,13 +2,10 @@
  * The shapes a record leaves the chain domain in: the `chain.tx` message (from the stored row) and the backfill's
  * JSON line (from the normalized record).
  */
+import { recordId } from "../../../schema/records"
 import type { ChainTxMessage, ChainTxRetraction } from "../../../schema/streams"
 import type { StoredTx } from "./Repo"
 import type { WhaleRecord } from "./Types"
-
-/** The stable id of a record: its unique key in whale_tx. */
-export const recordId = (r: { readonly tx_hash: string; readonly log_index: number; readonly wallet: string; readonly token: string }) =>
-  `${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
 
 export const toChainTxMessage = (row: StoredTx, walletLabel: string | null): ChainTxMessage => ({
   messageId: recordId(row),

@@ -11,6 +11,7 @@
 import { Effect } from "effect"
 import type { EchoUserEvent, Portfolio, Trade } from "../../../schema/http/echo"
 import { Bus } from "../../platform/infra/Bus"
+import { Chain } from "../chain/Chain"
 import { EchoConfig } from "./Config"
 import { CommandConflict, InsufficientCash, InsufficientHoldings, NotTradable, RecordNotFound } from "./Errors"
 import { delayedPrice, quote, type FillQuote } from "./Fills"
@@ -55,6 +56,7 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
   effect: Effect.gen(function* () {
     const repo = yield* EchoRepo
     const market = yield* MarketRepo
+    const chain = yield* Chain
     const config = yield* EchoConfig
     const bus = yield* Bus
 
@@ -94,7 +96,7 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
 
     /** The whale record a copy names: exactly one DEX record of the transaction (narrowed by log index or wallet). */
     const findRecord = Effect.fn("EchoBook.findRecord")(function* (txHash: string, log?: number, wallet?: string) {
-      const found = yield* market.records(txHash, log, wallet)
+      const found = yield* chain.dexRecordsOfTx(txHash, log, wallet)
       if (found.length === 0) return yield* Effect.fail(new RecordNotFound({ tx_hash: txHash }))
       if (found.length > 1) {
         return yield* Effect.fail(new NotTradable({
@@ -112,10 +114,10 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
       const side: Side = record.category === "dex_buy" ? "BUY" : "SELL"
       const t = yield* tradable(record.token, record.block + config.fill.delayBlocks)
       const delay = config.fill.delayBlocks
-      const series = yield* market.seriesFrom(record.token, record.block, 500)
+      const series = yield* chain.pricedPointsFrom(record.token, record.block, 500)
       const at = delayedPrice(series, record.block, record.log_index, delay) ?? { price: t.price, block: t.block, delayed: false }
       // ETH/USD at the fill block (the pricing query read it at or before whale block + delay)
-      const eth = at.block === record.block + delay ? t.eth : yield* market.ethUsdAt(at.block)
+      const eth = at.block === record.block + delay ? t.eth : yield* chain.ethUsdAtBlock(at.block)
       const q = quote(side, at.price, usd, t.liquidity, eth, config.fill)
       return { side, token: record.token, symbol: t.symbol, usd, quantity: undefined, quote: q, origin, delayBlocks: delay, fillBlock: at.block, whale: record } satisfies Priced
     })

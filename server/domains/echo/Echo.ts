@@ -5,10 +5,10 @@
  */
 import { Effect } from "effect"
 import type { Analytics, Leaderboard, TradesPage } from "../../../schema/http/echo"
+import { Chain } from "../chain/Chain"
 import { EchoBook } from "./Book"
 import { EchoConfig } from "./Config"
 import { RuleNotFound, TooManyRules } from "./Errors"
-import { MarketRepo } from "./MarketRepo"
 import { EchoRepo, type AutoCopyRow } from "./Repo"
 import { copyVersusWhale, rank, riskAdjusted, tradeStats } from "./Stats"
 import { tradeFact, tradeView } from "./Views"
@@ -17,10 +17,10 @@ const DAY_MS = 86_400_000
 export const RISK_ADJUSTED_RULE = "per-trade Sharpe: mean / standard deviation of closed-trade returns (null under 2 closed trades)"
 
 export class Echo extends Effect.Service<Echo>()("app/echo/Echo", {
-  dependencies: [EchoRepo.Default, MarketRepo.Default, EchoBook.Default],
+  dependencies: [EchoRepo.Default, EchoBook.Default],
   effect: Effect.gen(function* () {
     const repo = yield* EchoRepo
-    const market = yield* MarketRepo
+    const chain = yield* Chain
     const book = yield* EchoBook
     const config = yield* EchoConfig
 
@@ -31,7 +31,7 @@ export class Echo extends Effect.Service<Echo>()("app/echo/Echo", {
 
     const shadowValued = Effect.fn("Echo.shadowValued")(function* (userId: number, limit: number) {
       const rows = yield* repo.shadows(userId, limit)
-      const prices = yield* market.latestPrices([...new Set(rows.map((r) => r.token))])
+      const prices = yield* chain.latestRecordedPrices([...new Set(rows.map((r) => r.token))])
       return rows.map((r) => {
         const now = prices.get(r.token) ?? null
         const valueNow = r.quantity !== null && now !== null ? r.quantity * now : null
@@ -74,7 +74,7 @@ export class Echo extends Effect.Service<Echo>()("app/echo/Echo", {
      */
     const leaderboard = Effect.fn("Echo.leaderboard")(function* (userId: number) {
       const [candidates, holdings, closed] = yield* Effect.all([repo.boardCandidates(), repo.allHoldings(), repo.closedReturns()])
-      const prices = yield* market.latestPrices([...new Set(holdings.map((h) => h.token))])
+      const prices = yield* chain.latestRecordedPrices([...new Set(holdings.map((h) => h.token))])
       const valueOf = new Map<number, number>()
       for (const h of holdings) valueOf.set(h.user_id, (valueOf.get(h.user_id) ?? 0) + (prices.has(h.token) ? h.quantity * prices.get(h.token)! : h.cost))
       const returns = new Map<number, Array<number>>()

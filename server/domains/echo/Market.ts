@@ -37,8 +37,8 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
     const config = yield* EchoConfig
 
     const feed = Effect.fn("EchoMarket.feed")(function* (page: number, limit: number) {
-      const { items, total } = yield* market.feed(limit, (page - 1) * limit)
-      const eth = yield* market.ethUsdAt(null)
+      const { items, total } = yield* chain.dexFeed(limit, (page - 1) * limit)
+      const eth = yield* chain.ethUsdAtBlock(null)
       const gas = gasUsd(eth, config.fill)
       return {
         page, limit, total,
@@ -58,7 +58,7 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
 
     const hotTokens = Effect.fn("EchoMarket.hotTokens")(function* () {
       const rows = yield* market.hotTokens(24, 20)
-      const prices = yield* market.latestPrices(rows.map((r) => r.token))
+      const prices = yield* chain.latestRecordedPrices(rows.map((r) => r.token))
       return {
         window_hours: 24,
         tokens: rows.map((r) => ({ token: r.token, symbol: r.symbol, buy_usd: r.buy_usd, sell_usd: r.sell_usd, net_usd: r.buy_usd - r.sell_usd, trades: r.trades, price_usd: prices.get(r.token) ?? null }))
@@ -69,26 +69,26 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
     const tokens = tokenMemo.get("all").pipe(Effect.map((tokens) => ({ tokens, cached_seconds: CACHE_SECONDS })))
 
     const lookup = Effect.fn("EchoMarket.lookup")(function* (address: string) {
-      const [row, latest] = yield* Effect.all([market.token(address), market.latestPrice(address)])
+      const [row, latest] = yield* Effect.all([chain.tokenFlags(address), chain.latestPricedRecord(address)])
       if (!row && !latest) return yield* Effect.fail(new TokenNotFound({ address }))
       return { address, symbol: row?.symbol ?? latest!.symbol, price_usd: latest?.price ?? null, priced_at: latest?.ts.toISOString() ?? null }
     })
 
     const flow = Effect.fn("EchoMarket.flow")(function* (address: string) {
       const f = yield* market.flow(address, 24)
-      const row = yield* market.token(address)
+      const row = yield* chain.tokenFlags(address)
       if (!row && f.symbol === null) return yield* Effect.fail(new TokenNotFound({ address }))
       return { token: address, symbol: row?.symbol ?? f.symbol ?? "UNKNOWN", window_hours: 24, buy_usd: f.buy_usd, sell_usd: f.sell_usd, net_usd: f.buy_usd - f.sell_usd, buys: f.buys, sells: f.sells, wallets: f.wallets }
     })
 
     const computeChart = (key: string) => Effect.gen(function* () {
       const [address, tf] = key.split("|") as [string, keyof typeof TF]
-      const [row, latest] = yield* Effect.all([market.token(address), market.latestPrice(address)])
+      const [row, latest] = yield* Effect.all([chain.tokenFlags(address), chain.latestPricedRecord(address)])
       if (!row && !latest) return null
       const spec = TF[tf]
       const since = spec.sinceMs === null ? null : new Date(Date.now() - spec.sinceMs)
       const [candles, s, liquidity, supply] = yield* Effect.all(
-        [market.candles(address, since, spec.bucket), market.stats(address), market.liquidity24h(address), chain.totalSupply(address)],
+        [chain.priceCandles(address, since, spec.bucket), market.stats(address), market.liquidity24h(address), chain.totalSupply(address)],
         { concurrency: "unbounded" })
       const price = latest?.price ?? null
       const noData = "no priced whale trade of this token in the last 24 h"
@@ -125,16 +125,16 @@ export class EchoMarket extends Effect.Service<EchoMarket>()("app/echo/EchoMarke
     })
 
     const computeLag = (wallet: string) => Effect.gen(function* () {
-      const trades = yield* market.walletTrades(wallet, LAG_WINDOW_DAYS, 500)
+      const trades = yield* chain.walletDexRecords(wallet, LAG_WINDOW_DAYS, 500)
       const tokens = [...new Set(trades.map((t) => t.token))]
       const series = new Map<string, ReadonlyArray<PricePoint>>()
       const liquidity = new Map<string, number | null>()
       for (const token of tokens) {
         const first = trades.find((t) => t.token === token)!.block
-        series.set(token, yield* market.seriesFrom(token, first, 5_000))
+        series.set(token, yield* chain.pricedPointsFrom(token, first, 5_000))
         liquidity.set(token, yield* market.liquidity24h(token))
       }
-      const eth = yield* market.ethUsdAt(null)
+      const eth = yield* chain.ethUsdAtBlock(null)
       const points = lagCurve(
         trades.map((t) => ({ token: t.token, side: t.category === "dex_buy" ? "BUY" as const : "SELL" as const, block: t.block, log: t.log_index, price: t.price_usd! })),
         (t) => series.get(t) ?? [], (t) => liquidity.get(t) ?? null, eth, LAG_DELAYS, config.fill

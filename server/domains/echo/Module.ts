@@ -32,9 +32,12 @@ export const EchoLive = Layer.mergeAll(Echo.Default, EchoMarket.Default, EchoSet
 
 export const EchoModule = defineModule({
   name: "echo",
+  config: EchoConfig.Default,
   layer: EchoLive,
   routes: Effect.map(Effect.all([EchoRoutes, EchoPageRoutes]), ([api, page]) => [...api, ...page]) as Effect.Effect<
     ReadonlyArray<AnyRoute>, never, AuthGuards | EchoBook | Echo | EchoMarket | EchoSettings>,
   actors: [EchoPortfolioActor, EchoWatchActor] as ReadonlyArray<ActorDef<EchoRepo | EchoBook | EchoEntities | Bus>>,
+  // Every process: the settings' gate reads its own memory.
+  processes: [{ name: "echo-settings", run: Effect.flatMap(EchoSettings, (s) => s.follow) }],
   errors: EchoErrors
 })

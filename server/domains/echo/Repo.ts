@@ -128,6 +128,7 @@ export class EchoRepo extends Effect.Service<EchoRepo>()("app/echo/EchoRepo", {
         }).pipe(Effect.orDie),
 
       /** The portfolio with its holdings and their live prices, in one query; null before the first use. */
+      // Reads whale_tx (the chain's) inside the holdings' aggregate: split, the one statement per request becomes two.
       readPriced: (userId: number) =>
         Effect.gen(function* () {
           const [p] = yield* sql<PortfolioRow & { holdings: Array<{ token: string; symbol: string; quantity: number; cost: number; opened_at: string; price: number | null }> | null }>`
@@ -217,8 +218,11 @@ export class EchoRepo extends Effect.Service<EchoRepo>()("app/echo/EchoRepo", {
       // ---- auto-copy and shadow positions ----
       rules: (userId: number) =>
         sql<AutoCopyRow>`SELECT user_id, wallet, mode, amount, cap_usd, copy_sells, enabled FROM echo_autocopy WHERE user_id = ${userId} ORDER BY created_at`.pipe(Effect.orDie),
-      followersOf: (wallet: string) =>
-        sql<AutoCopyRow>`SELECT user_id, wallet, mode, amount, cap_usd, copy_sells, enabled FROM echo_autocopy WHERE wallet = ${wallet} AND enabled`.pipe(Effect.orDie),
+      /** The enabled auto-copy rules on any of `wallets` (one query for a read of the stream). */
+      followersOf: (wallets: ReadonlyArray<string>) =>
+        wallets.length === 0
+          ? Effect.succeed([] as ReadonlyArray<AutoCopyRow>)
+          : sql<AutoCopyRow>`SELECT user_id, wallet, mode, amount, cap_usd, copy_sells, enabled FROM echo_autocopy WHERE wallet = ANY(${wallets}::text[]) AND enabled`.pipe(Effect.orDie),
       upsertRule: (r: AutoCopyRow) =>
         sql`INSERT INTO echo_autocopy (user_id, wallet, mode, amount, cap_usd, copy_sells, enabled)
             VALUES (${r.user_id}, ${r.wallet}, ${r.mode}, ${r.amount}, ${r.cap_usd}, ${r.copy_sells}, ${r.enabled})

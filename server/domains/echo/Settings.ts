@@ -21,18 +21,19 @@ const fromRows = (rows: ReadonlyArray<{ key: string; value: unknown }>): EchoSet
 
 export class EchoSettings extends Effect.Service<EchoSettings>()("app/echo/EchoSettings", {
   dependencies: [EchoRepo.Default],
-  scoped: Effect.gen(function* () {
+  effect: Effect.gen(function* () {
     const repo = yield* EchoRepo
     const config = yield* EchoConfig
     const current = yield* Ref.make<EchoSettingsWire>(DEFAULT_SETTINGS)
     const reload = repo.settings().pipe(Effect.flatMap((rows) => Ref.set(current, fromRows(rows))))
     yield* reload.pipe(Effect.catchAllCause((c) => Effect.logWarning("echo settings: first read failed; defaults until the next", c)))
-    yield* reload.pipe(
-      Effect.catchAllCause((c) => Effect.logWarning("echo settings: re-read failed; keeping the last values", c)),
-      Effect.repeat(Schedule.spaced(`${Math.max(100, config.settingsPollMs)} millis`)),
-      Effect.forkScoped
-    )
     return {
+      /** Re-reads the settings every ECHO_SETTINGS_POLL_MS, for ever: the module's `echo-settings` process. */
+      follow: reload.pipe(
+        Effect.catchAllCause((c) => Effect.logWarning("echo settings: re-read failed; keeping the last values", c)),
+        Effect.repeat(Schedule.spaced(`${Math.max(100, config.settingsPollMs)} millis`)),
+        Effect.asVoid
+      ),
       get: Ref.get(current),
       update: Effect.fn("EchoSettings.update")(function* (patch: Partial<EchoSettingsWire>, by: number) {
         for (const [k, v] of Object.entries(patch)) if (v !== undefined) yield* repo.setSetting(k, v, by)

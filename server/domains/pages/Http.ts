@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import type { Tier } from "../../../schema/tiers"
-import type { GATED_CONSOLE_PATHS } from "../../../schema/http/console"
+import { consolePaths } from "../../../schema/http/console"
 import { AppConfig } from "../../platform/Config"
 import { Reply } from "../../platform/http/Reply"
 import { route } from "../../platform/http/Route"
@@ -27,7 +27,7 @@ import { SITE_CSP, sitePage } from "./Site"
 
 const TAGS = ["pages"]
 /** Paths of the console that need a session; the shell is served to signed-in callers. */
-export const SIGNED_IN_CONSOLE_PATHS = ["/billing", "/email", "/alerts", "/watchlist"] as const satisfies ReadonlyArray<(typeof GATED_CONSOLE_PATHS)[number]>
+export const SIGNED_IN_CONSOLE_PATHS = consolePaths("signed-in")
 
 export const PagesRoutes = Effect.gen(function* () {
   const app = yield* AppConfig

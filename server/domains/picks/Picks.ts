@@ -7,6 +7,7 @@
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
+import { Chain } from "../chain/Chain"
 import { PicksConfig } from "./Config"
 import { recordKey, type RecordRow, PicksRepo } from "./Repo"
 import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
@@ -44,6 +45,7 @@ export interface OpenPick {
 export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
   effect: Effect.gen(function* () {
     const repo = yield* PicksRepo
+    const chain = yield* Chain
     const settings = yield* PicksConfig
     const bus = yield* Bus
     const rules = settings.rules
@@ -53,7 +55,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
     const tokenFlags = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       if (flags !== null && now - flags.at < TOKEN_REFRESH_MS) return flags
-      const rows = yield* repo.tokenFlags
+      const rows = yield* chain.allTokenFlags
       flags = {
         at: now,
         excluded: new Set(rows.filter((t) => t.stable || t.eth_derivative || t.blacklisted || t.symbol === "UNKNOWN").map((t) => t.address)),
@@ -196,7 +198,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         let flagged = 0
         let graded = 0
         while (true) {
-          const rows = yield* repo.storedRecords(after, 2000)
+          const rows = yield* chain.recordsAfter(after, 2000)
           if (rows.length === 0) break
           for (const row of rows) {
             const r: RecordRow = {
@@ -317,7 +319,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       }),
       ledgerSummary: Effect.all({ head: repo.ledgerHead, days: repo.ledgerDays }),
       ledgerEntries: repo.ledgerEntries,
-      trackedWallets: repo.trackedWallets
+      trackedWallets: chain.activeTrackedWallets
     } as const
   }),
   dependencies: [PicksRepo.Default, PicksConfig.Default]

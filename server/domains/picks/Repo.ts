@@ -23,6 +23,10 @@ export interface RecordRow {
   readonly demo: boolean
 }
 
+/**
+ * A record's key in picks, `<tx_hash>:<log_index>:<wallet>` (no token, unlike `recordId` in schema/records.ts): stored in
+ * picks.flag_record and on exits, and compared with them on a retraction, so its form never changes.
+ */
 export const recordKey = (r: { txHash: string; logIndex: number; wallet: string }) => `${r.txHash}:${r.logIndex}:${r.wallet}`
 
 export interface NewPick {
@@ -76,13 +80,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
       })
 
     return {
-      /** Reference: tokens never picked (stablecoins, ETH derivatives, blacklisted) and WETH addresses. */
-      tokenFlags: sql<{ address: string; symbol: string; stable: boolean; eth_derivative: boolean; blacklisted: boolean }>`
-        SELECT address, symbol, stable, eth_derivative, blacklisted FROM tokens`.pipe(Effect.orDie),
-
-      trackedWallets: sql<{ address: string }>`SELECT address FROM tracked_wallets WHERE active`.pipe(
-        Effect.map((rows) => new Set(rows.map((r) => r.address))), Effect.orDie),
-
       /** Stores a record; false when it was already there (a redelivery: nothing else to do). */
       insertRecord: (r: RecordRow) =>
         sql<{ n: number }>`INSERT INTO pick_records (tx_hash, log_index, wallet, token, symbol, category, amount, usd, price_usd, ts, demo)
@@ -290,17 +287,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         sql<{ seq: number; at: Date; kind: LedgerKind; pick_id: number | null; payload: string; prev_hash: string; hash: string }>`
           SELECT seq, at, kind, pick_id, payload, prev_hash, hash FROM pick_ledger WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(
           Effect.map((rows) => rows.map((r): LedgerEntry => ({ ...r, at: r.at.toISOString() }))), Effect.orDie),
-
-      /**
-       * Stored whale records in time order after `(ts, id)` (the rebuild's input), read-only from the chain
-       * domain's `whale_tx`, with the token flags joined.
-       */
-      storedRecords: (after: { ts: number; id: number }, limit: number) =>
-        sql<{ id: number; tx_hash: string; log_index: number; wallet: string; token: string; symbol: string; category: RecordRow["category"];
-          amount: number; usd: number | null; price_usd: number | null; ts: Date; source: string }>`
-          SELECT id, tx_hash, log_index, wallet, token, symbol, category, amount::float8 AS amount, usd::float8 AS usd,
-            price_usd::float8 AS price_usd, ts, source
-          FROM whale_tx WHERE (ts, id) > (${d(after.ts)}, ${after.id}) ORDER BY ts, id LIMIT ${limit}`.pipe(Effect.orDie),
 
       appendRebuildMark: (data: unknown, nowMs: number) => sql.withTransaction(appendLedger("rebuild", null, data, nowMs)).pipe(Effect.orDie),
 

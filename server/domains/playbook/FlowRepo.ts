@@ -4,11 +4,13 @@
  * many hours stay exact); figures narrowed to tokens, top tokens and hour buckets from the analytics roll-up
  * `whale_flow_hourly` (migration 0030); the partial edge hours from `whale_tx` through its `ts` index — never a scan
  * of all records. Record-level reads (fastest movers, biggest trades, sub-hour buckets) walk the `ts` index over a
- * bounded range only. `whale_tx` and `whale_flow_hourly` belong to the chain/analytics domains; this file only reads them.
+ * bounded range only. `whale_tx` and `whale_flow_hourly` belong to the chain/analytics domains; this file only reads them,
+ * and only in statements that union or join them with a roll-up (one plan each, measured by `bench:playbook`); reads of
+ * the chain's tables alone (records of a span, token addresses) are the `Chain` service's.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { WhaleCategory } from "../../../schema/streams"
+import type { SpanRecord } from "../chain/Chain"
 import { HOUR_MS, type Span, split } from "./Spans"
 
 export interface RawFigures {
@@ -32,7 +34,8 @@ export interface TokenRow {
   readonly net: number
 }
 
-export interface WalletRow {
+/** A wallet's activity over a span (not a tracked_wallets row: see chain's `WalletRow`). */
+export interface ActiveWalletRow {
   readonly wallet: string
   readonly label: string | null
   readonly records: number
@@ -41,17 +44,8 @@ export interface WalletRow {
   readonly net: number
 }
 
-export interface RecordRow {
-  readonly id: number
-  readonly tx_hash: string
-  readonly ts: Date
-  readonly wallet: string
-  readonly wallet_label: string | null
-  readonly token: string
-  readonly symbol: string
-  readonly category: WhaleCategory
-  readonly usd: number | null
-}
+/** A record of a span with its wallet's label: the chain's read shape (one type for both reads). */
+export type RecordRow = SpanRecord
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -199,7 +193,7 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
       ORDER BY abs(sum(r.b - r.s + r.w - r.d)) DESC, r.token LIMIT ${limit}`.pipe(Effect.orDie)
 
     /** Wallets of a span by record count. */
-    const activeWallets = (s: Span, limit: number) => sql<WalletRow>`
+    const activeWallets = (s: Span, limit: number) => sql<ActiveWalletRow>`
       WITH r AS (${spanRows(s)})
       SELECT r.wallet, w.label, sum(r.n)::int AS records, sum(r.b) AS dex_buy_usd, sum(r.s) AS dex_sell_usd,
         sum(r.b - r.s + r.w - r.d) AS net
@@ -232,32 +226,6 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         FROM r GROUP BY 1 ORDER BY 1`.pipe(Effect.orDie)
     }
 
-    const recordColumns = sql.unsafe(`x.id, x.tx_hash, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol, x.category, x.usd`)
-
-    /** The first `limit` records of a span, in time order. */
-    const firstRecords = (s: Span, limit: number) => sql<RecordRow>`
-      SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id LIMIT ${limit}`.pipe(Effect.orDie)
-
-    /** The largest records (USD) of a span. */
-    const biggestRecords = (s: Span, limit: number) => sql<RecordRow>`
-      SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.usd IS NOT NULL ORDER BY x.usd DESC, x.id LIMIT ${limit}`.pipe(Effect.orDie)
-
-    /** Every record of a span with its unique key parts (the live actor rebuilds its state from them). */
-    const spanRecords = (s: Span) => sql<RecordRow & { log_index: number }>`
-      SELECT ${recordColumns}, x.log_index FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-      WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id`.pipe(Effect.orDie)
-
-    /** Addresses of the tokens with these symbols (case-insensitive; ETH also means WETH, as the records store it). */
-    const tokenAddresses = (symbols: ReadonlyArray<string>) => {
-      const wanted = [...new Set(symbols.flatMap((s) => (s.toUpperCase() === "ETH" ? ["ETH", "WETH"] : [s.toUpperCase()])))]
-      return sql<{ address: string }>`SELECT address FROM tokens WHERE upper(symbol) = ANY(${wanted}::text[])`.pipe(
-        Effect.map((r) => r.map((x) => x.address)),
-        Effect.orDie
-      )
-    }
-
-    return { dataSince, figures, topTokens, activeWallets, buckets, firstRecords, biggestRecords, spanRecords, tokenAddresses } as const
+    return { dataSince, figures, topTokens, activeWallets, buckets } as const
   })
 }) {}

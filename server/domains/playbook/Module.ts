@@ -3,6 +3,7 @@
  * playbook-live actor, the calendar upserted at start, and its WebSocket topic `playbook:live` (stream
  * `console.playbook`, whale tier).
  */
+import { PlaybookConfig } from "./Config"
 import { Effect } from "effect"
 import { PlaybookLiveActor } from "../../../actors/playbook-live/Behaviour"
 import { defineModule } from "../../platform/Module"
@@ -14,6 +15,7 @@ import { PLAYBOOK_TOPICS } from "./Topics"
 
 export const PlaybookModule = defineModule({
   name: "playbook",
+  config: PlaybookConfig.Default,
   layer: PlaybookLive,
   routes: PlaybookRoutes,
   actors: [PlaybookLiveActor],

@@ -9,6 +9,7 @@ import {
 import { CONSOLE_STREAMS } from "../../../schema/ws"
 import type { z } from "zod"
 import { Bus } from "../../platform/infra/Bus"
+import { Chain } from "../chain/Chain"
 import { grossFlow, netFlow, RECOVERY_RULE, recovery } from "./Compare"
 import { Engine } from "./Engine"
 import { FlowRepo, type RawBucket } from "./FlowRepo"
@@ -39,6 +40,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
   effect: Effect.gen(function* () {
     const pb = yield* Playbook
     const flows = yield* FlowRepo
+    const chain = yield* Chain
     const engine = yield* Engine
     const bus = yield* Bus
 
@@ -101,7 +103,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
           const scope = [...r.tokens].sort()
           const key = scope.join(",")
           if (!byScope.has(key)) {
-            const addrs: ReadonlyArray<string> | null = scope.length === 0 ? null : yield* flows.tokenAddresses(scope)
+            const addrs: ReadonlyArray<string> | null = scope.length === 0 ? null : yield* chain.tokenAddressesBySymbol(scope)
             byScope.set(key, yield* engine.activity(spans, addrs))
           }
           const [d1, d3, d7] = byScope.get(key)!
@@ -215,7 +217,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
       const ts = r.ts.getTime()
       const span = clip({ from: ts - SIGNAL_HOURS * HOUR_MS, to: ts }, yield* pb.now)
       if (span === null) return { event_id: id, from: iso(ts - SIGNAL_HOURS * HOUR_MS), to: iso(ts - SIGNAL_HOURS * HOUR_MS), buckets: [], biggest_trades: [], active_wallets: [] }
-      const [raw, biggest, wallets] = yield* Effect.all([flows.buckets(span, 30), flows.biggestRecords(span, 10), flows.activeWallets(span, 10)])
+      const [raw, biggest, wallets] = yield* Effect.all([flows.buckets(span, 30), chain.biggestRecordsIn(span, 10), flows.activeWallets(span, 10)])
       return {
         event_id: id,
         from: iso(span.from),
@@ -231,7 +233,7 @@ export class PlaybookReads extends Effect.Service<PlaybookReads>()("app/playbook
     const fastest = Effect.fn("Playbook.fastest")(function* (id: number, limit: number) {
       const r = yield* pb.found(id)
       const span = clip(pb.windowOf(r).post, yield* pb.now)
-      const rows = span === null ? [] : yield* flows.firstRecords(span, limit)
+      const rows = span === null ? [] : yield* chain.firstRecordsIn(span, limit)
       return { event_id: id, trades: rows.map((x) => recordView(x, r.ts.getTime())) }
     })
 

@@ -2,6 +2,7 @@
 import { Effect, Layer } from "effect"
 import { QuotaCounterActor } from "../../../actors/quota-counter/Behaviour"
 import { defineModule } from "../../platform/Module"
+import { DataApiConfig } from "./Config"
 import { DataApi } from "./DataApi"
 import { DataApiRoutes } from "./Http"
 import { Quota } from "./Quota"
@@ -10,7 +11,8 @@ import { UsageLedger } from "./UsageLedger"
 
 export const DataApiModule = defineModule({
   name: "dataapi",
-  layer: Layer.mergeAll(Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default),
+  config: DataApiConfig.Default,
+  layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, UsageLedger.Default, DataApi.Default),
   routes: DataApiRoutes,
   actors: [QuotaCounterActor],
   processes: [

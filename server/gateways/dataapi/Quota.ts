@@ -14,10 +14,10 @@
  * Redis later.
  */
 import { Clock, Effect, Runtime, Schedule } from "effect"
-import { AppConfig } from "../../platform/Config"
 import { Kv } from "../../platform/infra/Kv"
 import { Metrics } from "../../platform/ops/Metrics"
 import { DAY_MS, dayOf, dayStart } from "../../domains/analytics/Windows"
+import { DataApiConfig } from "./Config"
 
 export interface QuotaState {
   readonly allowed: boolean
@@ -44,11 +44,12 @@ export const quotaKey = (userId: number, day: string, compactDay = compact(day))
 export const keyCountKey = (keyId: number, day: string, compactDay = compact(day)) => `quota-key:${keyId}:${compactDay}`
 
 export class Quota extends Effect.Service<Quota>()("app/Quota", {
+  dependencies: [DataApiConfig.Default],
   scoped: Effect.gen(function* () {
     const kv = yield* Kv
-    const config = yield* AppConfig
+    const config = yield* DataApiConfig
     const metrics = yield* Metrics
-    const limit = config.api.dailyLimit
+    const limit = config.dailyLimit
     const fallbacks = metrics.counter("api_quota_fallback_total", "Keyed requests counted in process because Redis did not answer")
     const degradedGauge = metrics.gauge("api_quota_degraded", "1 while quota counting falls back to the process-local counter")
 
@@ -72,7 +73,7 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
 
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const markFailing = (reason: string, now: number) => {
-      retryAt = now + config.api.quotaRetryMs
+      retryAt = now + config.quotaRetryMs
       if (failing) return
       failing = true
       degradedGauge.set({}, 1)
@@ -95,14 +96,14 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         !kv.connected()
           ? Effect.sync(() => markFailing("is disconnected", now))
           : kv.get("quota:probe").pipe(
-            Effect.timeout(config.api.quotaRedisTimeoutMs),
+            Effect.timeout(config.quotaRedisTimeoutMs),
             Effect.matchCauseEffect({
               onFailure: () => Effect.sync(() => markFailing("did not answer a probe", now)),
               onSuccess: () => Effect.sync(() => (retryAt = 0))
             })
           )
       ),
-      Effect.repeat(Schedule.spaced(config.api.quotaRetryMs)),
+      Effect.repeat(Schedule.spaced(config.quotaRetryMs)),
       Effect.catchAllCause(Effect.logError),
       Effect.asVoid
     )
@@ -224,7 +225,7 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       return yield* Effect.forEach(keyIds, (id) =>
         kv.get(keyCountKey(id, day)).pipe(
           Effect.map((v) => (v._tag === "Some" ? Number(v.value) : 0)),
-          Effect.timeout(config.api.quotaRedisTimeoutMs),
+          Effect.timeout(config.quotaRedisTimeoutMs),
           Effect.catchAllCause(() => Effect.succeed(local.get(keyCountKey(id, day)) ?? lastSeen.get(keyCountKey(id, day)) ?? 0))
         ), { concurrency: 8 })
     })

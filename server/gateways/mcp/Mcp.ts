@@ -11,13 +11,13 @@ import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
 import { Analytics } from "../../domains/analytics/Analytics"
 import { ReadModels } from "../../domains/analytics/ReadModels"
-import { AppConfig } from "../../platform/Config"
 import { Kv } from "../../platform/infra/Kv"
 import { validateSync } from "../../platform/http/Validate"
 import {
   ErrorCode, JsonRpcMessage, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, rpcError, rpcResult, RpcFailure, SESSION_HEADER, ToolCallParams,
   VERSION_HEADER, type RequestId
 } from "./Protocol"
+import { McpConfig } from "./Config"
 import { describeTool, makeTools } from "./Tools"
 
 export interface McpAnswer {
@@ -32,14 +32,13 @@ const INSTRUCTIONS = "Observational on-chain analytics of large Ethereum holders
 const sessionKey = (id: string) => `mcp:session:${id}`
 
 export class Mcp extends Effect.Service<Mcp>()("app/Mcp", {
-  dependencies: [ReadModels.Default, Analytics.Default],
+  dependencies: [ReadModels.Default, Analytics.Default, McpConfig.Default],
   effect: Effect.gen(function* () {
     const kv = yield* Kv
-    const config = yield* AppConfig
     const tools = yield* makeTools
     const byName = new Map(tools.map((t) => [t.name, t]))
     const listed = tools.map(describeTool)
-    const ttl = config.mcpSessionTtlSeconds
+    const ttl = (yield* McpConfig).sessionTtlSeconds
 
     const call = (params: unknown) =>
       Effect.gen(function* () {

@@ -13,6 +13,7 @@ import { AppConfig } from "../../platform/Config"
 import { memo } from "../../platform/infra/Memo"
 import { Metrics } from "../../platform/ops/Metrics"
 import { badgeSvg } from "./Badge"
+import { PublicApiConfig } from "./Config"
 
 export const PUBLIC_VIEWS = ["stats", "whale-index", "top-tokens", "whale-accumulation", "badge"] as const
 export type PublicView = (typeof PUBLIC_VIEWS)[number]
@@ -22,13 +23,13 @@ export const LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 export const PUBLIC_TOP_TOKENS = 10
 
 export class PublicApi extends Effect.Service<PublicApi>()("app/PublicApi", {
-  dependencies: [Analytics.Default],
+  dependencies: [Analytics.Default, PublicApiConfig.Default],
   effect: Effect.gen(function* () {
     const analytics = yield* Analytics
     const config = yield* AppConfig
     const metrics = yield* Metrics
     const computations = metrics.counter("analytics_computations_total", "Read-model computations by view (cache misses and refreshes)")
-    const cacheSeconds = config.analytics.publicCacheSeconds
+    const { publicCacheSeconds: cacheSeconds } = yield* PublicApiConfig
     const attribution = `Whale Intelligence (${config.publicBaseUrl}), licensed CC-BY-4.0: credit "Whale Intelligence" with a link`
 
     const data = (view: Exclude<PublicView, "badge">): Effect.Effect<unknown> => {

@@ -44,7 +44,7 @@ export const consoleNotFound = (dir = CLIENT_DIST): (() => Reply) => {
   return () => Reply.html(page ?? NOT_BUILT, 404, [["cache-control", "no-cache"], ["x-frame-options", "DENY"]])
 }
 
-/** Routes serving the console: `/`, the given client-side paths, and `/assets/*`. */
+/** Routes serving the console: the given client-side paths (the shell) and `/assets/*`. */
 export const staticRoutes = (consolePaths: ReadonlyArray<string>, dir = CLIENT_DIST): ReadonlyArray<AnyRoute> => {
   const files = loadAssets(dir)
   const index = files.get("index.html")
@@ -52,7 +52,7 @@ export const staticRoutes = (consolePaths: ReadonlyArray<string>, dir = CLIENT_D
     ? Reply.bytes(index, TYPES[".html"]!, [["cache-control", "no-cache"], ["x-frame-options", "DENY"]])
     : Reply.html(NOT_BUILT, 200, [["cache-control", "no-store"]]))
   return [
-    ...["/", ...consolePaths].map((path) =>
+    ...consolePaths.map((path) =>
       route({ method: "GET", path, summary: "The live console", tags: ["console"], guard: Guard.anon, produces: "text/html", handler: shell })),
     route({
       method: "GET", path: "/assets/*", summary: "Console assets", tags: ["console"], guard: Guard.anon, produces: "application/octet-stream",

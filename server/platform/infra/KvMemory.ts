@@ -5,7 +5,7 @@
  * every `SWEEP_EVERY`; it stops with the layer's scope.
  */
 import { Clock, Effect, Option, Schedule } from "effect"
-import type { KvShape } from "./KvShape"
+import { GATE_HELD_TTL_MS, GATE_SLACK_MS, SLOT_SLACK_MS, type KvShape } from "./KvShape"
 
 interface Item {
   value: string
@@ -128,8 +128,50 @@ export const makeKvMemory = Effect.gen(function* () {
     return yield* atNow((now) => live(leaseKey(name), now)?.value === holder && items.delete(leaseKey(name)))
   })
 
+  const bookSlot = (keys: ReadonlyArray<string>, gapsMs: ReadonlyArray<number>) =>
+    atNow((now) => {
+      let at = now
+      for (const key of keys) at = Math.max(at, Number(live(kvKey(key), now)?.value ?? 0))
+      keys.forEach((key, i) => {
+        const next = at + gapsMs[i]!
+        items.set(kvKey(key), { value: String(next), expiresAt: next + SLOT_SLACK_MS })
+      })
+      return at - now
+    })
+
+  const holdUntil = (keys: ReadonlyArray<string>, untilMs: number) =>
+    atNow((now) => {
+      for (const key of keys) {
+        if (Number(live(kvKey(key), now)?.value ?? 0) < untilMs) items.set(kvKey(key), { value: String(untilMs), expiresAt: untilMs + SLOT_SLACK_MS })
+      }
+    })
+
+  const passGates: KvShape["passGates"] = (gates) =>
+    atNow((now) => gates.map((g) => {
+      const stored = live(kvKey(g.key), now)?.value
+      const space = stored === undefined ? -1 : stored.indexOf(" ")
+      if (stored !== undefined && stored.slice(space + 1) === g.id) return 0
+      const last = Math.max(stored === undefined ? -Infinity : Number(stored.slice(0, space)), g.knownLast ?? -Infinity)
+      const held = kvKey(`${g.key}:held`)
+      const extra = g.extra ?? 0
+      if (Number.isFinite(last) && g.at - last < g.cooldownMs) {
+        const n = Number(live(held, now)?.value ?? 0) + 1 + extra
+        items.set(held, { value: String(n), expiresAt: now + GATE_HELD_TTL_MS })
+        return -1
+      }
+      const keep = Number.isFinite(last) ? Math.max(g.at, last) : g.at
+      items.set(kvKey(g.key), { value: `${keep} ${g.id}`, expiresAt: now + g.cooldownMs + GATE_SLACK_MS })
+      const n = Number(live(held, now)?.value ?? 0)
+      if (extra > 0) items.set(held, { value: String(extra), expiresAt: now + GATE_HELD_TTL_MS })
+      else items.delete(held)
+      return n
+    }))
+
   return {
     kind: "memory",
+    bookSlot,
+    holdUntil,
+    passGates,
     incrWindow,
     incrWindowAll,
     unsafeIncrWindowAll,

@@ -5,8 +5,8 @@
  * source when the server's script cache does not have them (after a restart or `SCRIPT FLUSH`).
  */
 import { createHash } from "node:crypto"
-import { Effect, Option } from "effect"
-import type { KvShape } from "./KvShape"
+import { Clock, Effect, Option } from "effect"
+import { GATE_HELD_TTL_MS, GATE_SLACK_MS, SLOT_SLACK_MS, type KvShape } from "./KvShape"
 import { type NodeRedis, RedisClient } from "./Redis"
 
 interface Script {
@@ -23,6 +23,48 @@ const INCR_WINDOW = script(
 const RENEW = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
 /** KEYS[1] lease, ARGV[1] holder → 1 when deleted. */
 const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
+
+/** KEYS pacing keys, ARGV[1] now, ARGV[1+i] gap of key i, ARGV[2+#KEYS] slack → ms to wait for the booked slot. */
+const BOOK_SLOT = script(
+  `local now = tonumber(ARGV[1]) local at = now ` +
+  `for i, k in ipairs(KEYS) do local v = tonumber(redis.call('GET', k)) if v and v > at then at = v end end ` +
+  `local slack = tonumber(ARGV[#KEYS + 2]) ` +
+  `for i, k in ipairs(KEYS) do local nxt = at + tonumber(ARGV[i + 1]) redis.call('SET', k, string.format('%.0f', nxt), 'PX', string.format('%.0f', math.max(1, nxt - now + slack))) end ` +
+  `return at - now`
+)
+/** KEYS pacing keys, ARGV[1] until, ARGV[2] now, ARGV[3] slack: each key's next free time pushed to at least until. */
+const HOLD_UNTIL = script(
+  `local u = tonumber(ARGV[1]) for i, k in ipairs(KEYS) do local v = tonumber(redis.call('GET', k)) ` +
+  `if not v or v < u then redis.call('SET', k, ARGV[1], 'PX', string.format('%.0f', math.max(1, u - tonumber(ARGV[2]) + tonumber(ARGV[3])))) end end return 0`
+)
+/**
+ * ARGV[1] key prefix, ARGV[2] gate slack ms, ARGV[3] held-count ttl ms, ARGV[4] the gates, one a line of tab-separated
+ * key, at, cooldown, known last (-1: none), extra, id → per gate the held count when it passes, or -1 when it is held
+ * (see KvShape.passGates). A gate holds "<last pass ms> <id>"; its held count is at "<gate>:held". The gates are
+ * packed in one argument (thousands per fan-out round: as separate arguments the client's encoding alone took over a
+ * second), so their keys are built here from the prefix (a standalone Redis, as this service runs on; not Cluster).
+ */
+const PASS_GATES = script(
+  `local prefix, slack, heldTtl = ARGV[1], tonumber(ARGV[2]), ARGV[3] local out = {} local i = 0 ` +
+  `for line in string.gmatch(ARGV[4], '[^\\n]+') do i = i + 1 ` +
+  `local key, at, cd, known, extra, id = string.match(line, '^([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t(.*)$') ` +
+  `at, cd, known, extra = tonumber(at), tonumber(cd), tonumber(known), tonumber(extra) local g = prefix .. key local h = g .. ':held' ` +
+  `local v = redis.call('GET', g) local last = nil local lid = nil ` +
+  `if v then local sp = string.find(v, ' ', 1, true) last = tonumber(string.sub(v, 1, sp - 1)) lid = string.sub(v, sp + 1) end ` +
+  `if lid == id then out[i] = 0 else ` +
+  `if known >= 0 and (not last or known > last) then last = known end ` +
+  `if last and at - last < cd then redis.call('INCRBY', h, 1 + extra) redis.call('PEXPIRE', h, heldTtl) out[i] = -1 ` +
+  `else local keep = at if last and last > at then keep = last end ` +
+  `redis.call('SET', g, string.format('%.0f', keep) .. ' ' .. id, 'PX', string.format('%.0f', cd + slack)) ` +
+  `out[i] = tonumber(redis.call('GET', h)) or 0 ` +
+  `if extra > 0 then redis.call('SET', h, extra, 'PX', heldTtl) else redis.call('DEL', h) end end end end return out`
+)
+
+/** A gate's key or id inside PASS_GATES's packed argument: no tab or newline. */
+const packable = (text: string) => {
+  if (text.includes("\t") || text.includes("\n")) throw new RangeError(`Kv: a gate key or id may not hold a tab or a newline: ${JSON.stringify(text)}`)
+  return text
+}
 
 const evalScript = <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>): Promise<A> => {
   const tail = [String(keys.length), ...keys, ...args]
@@ -100,6 +142,26 @@ export const makeKvRedis = Effect.gen(function* () {
     return (yield* redis.run("EVALSHA release", (c) => evalScript(c, RELEASE, [leaseKey(name)], [holder]))) === 1
   })
 
+  const bookSlot = (keys: ReadonlyArray<string>, gapsMs: ReadonlyArray<number>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      keys.length === 0 ? Effect.succeed(0) : redis.run("EVALSHA book slot", (c) =>
+        evalScript<number>(c, BOOK_SLOT, keys.map(kvKey), [String(now), ...gapsMs.map((g) => String(Math.max(0, Math.round(g)))), String(SLOT_SLACK_MS)])))
+
+  const holdUntil = (keys: ReadonlyArray<string>, untilMs: number) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      keys.length === 0 ? Effect.void : Effect.asVoid(redis.run("EVALSHA hold until", (c) =>
+        evalScript(c, HOLD_UNTIL, keys.map(kvKey), [String(Math.round(untilMs)), String(now), String(SLOT_SLACK_MS)]))))
+
+  const passGates: KvShape["passGates"] = (gates) =>
+    gates.length === 0 ? Effect.succeed([]) : Effect.suspend(() => {
+      let packed = ""
+      for (const g of gates) {
+        packed += `${packable(g.key)}\t${Math.round(g.at)}\t${Math.max(0, Math.round(g.cooldownMs))}\t${g.knownLast === null ? -1 : Math.round(g.knownLast)}\t${g.extra ?? 0}\t${packable(g.id)}\n`
+      }
+      return redis.run("EVALSHA pass gates", (c) =>
+        evalScript<ReadonlyArray<number>>(c, PASS_GATES, [], [kvKey(""), String(GATE_SLACK_MS), String(GATE_HELD_TTL_MS), packed]))
+    })
+
   const connected = () => redis.client.isReady
-  return { kind: "redis", incrWindow, incrWindowAll, unsafeIncrWindowAll, get, set, del, ttl, acquireLease, renewLease, leaseRemainingMs, releaseLease, ping: redis.ping, connected } satisfies KvShape
+  return { kind: "redis", bookSlot, holdUntil, passGates, incrWindow, incrWindowAll, unsafeIncrWindowAll, get, set, del, ttl, acquireLease, renewLease, leaseRemainingMs, releaseLease, ping: redis.ping, connected } satisfies KvShape
 })

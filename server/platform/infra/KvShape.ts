@@ -1,6 +1,27 @@
 /** The contract of the key-value store (see Kv.ts); its two implementations import only this. */
 import type { Effect, Option } from "effect"
 
+/** How long a pacing key outlives its next free time, and a gate its cooldown; how long a held count is kept. */
+export const SLOT_SLACK_MS = 60_000
+export const GATE_SLACK_MS = 60_000
+export const GATE_HELD_TTL_MS = 86_400_000
+
+/** A match at a cooldown gate (see `passGates`). */
+export interface Gate {
+  readonly key: string
+  /** What asks (e.g. the record), so asking again is answered the same. */
+  readonly id: string
+  /** Epoch ms. */
+  readonly at: number
+  readonly cooldownMs: number
+  readonly knownLast: number | null
+  /**
+   * Further matches at the same gate and the same `at`, right after this one: held whatever this one's answer (at the
+   * same time a pass holds the rest, a hold holds them too), counted in one step (a block matches an alert many times).
+   */
+  readonly extra?: number
+}
+
 export interface KvShape {
   readonly kind: "redis" | "memory"
   /**
@@ -37,6 +58,22 @@ export interface KvShape {
   readonly leaseRemainingMs: (name: string) => Effect.Effect<number>
   /** Releases the lease only if `holder` holds it (otherwise a no-op); true when it was released. */
   readonly releaseLease: (name: string, holder: string) => Effect.Effect<boolean>
+  /**
+   * Pacing shared by every process: each key holds the next time (epoch ms) it is free. Books the earliest time at or
+   * after now when all `keys` are free, moves key i's next free time to that time + `gapsMs[i]`, and returns how long
+   * to wait for it (0: now). Atomic: two processes never book the same slot.
+   */
+  readonly bookSlot: (keys: ReadonlyArray<string>, gapsMs: ReadonlyArray<number>) => Effect.Effect<number>
+  /** Keeps `keys` busy until at least `untilMs` (epoch ms): a 429's `retry_after`. */
+  readonly holdUntil: (keys: ReadonlyArray<string>, untilMs: number) => Effect.Effect<void>
+  /**
+   * Cooldown gates shared by every process, decided in order in one atomic step. Gate `key` passes at time `at` when
+   * it last passed at least `cooldownMs` before `at` (or never; `knownLast`, epoch ms or null, is a last pass known
+   * from elsewhere, e.g. the database after a restart of an in-memory store): the answer is the number of times it
+   * was held since its last pass (≥ 0). Otherwise it is held and counted, and the answer is -1. The same `id` as the
+   * last pass passes again (answer 0, nothing changed): a redelivered match is decided as the first time.
+   */
+  readonly passGates: (gates: ReadonlyArray<Gate>) => Effect.Effect<ReadonlyArray<number>>
   /** Liveness of the underlying store (readiness). */
   readonly ping: Effect.Effect<boolean>
   /**

@@ -79,3 +79,6 @@ export const Login: Component = () => {
     </Card>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Login

@@ -59,3 +59,6 @@ export const Register: Component = () => {
     </Card>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Register

@@ -168,3 +168,6 @@ export const AlertsPage: Component = () => {
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default AlertsPage

@@ -201,3 +201,6 @@ export const BacktestPage: Component = () => {
     </div>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default BacktestPage

@@ -130,3 +130,6 @@ export const BillingPage: Component<{ params: Record<string, string> }> = () => 
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default BillingPage

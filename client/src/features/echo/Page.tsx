@@ -37,3 +37,6 @@ export const EchoPage: Component<{ params: Record<string, string> }> = () => {
     </div>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default EchoPage

@@ -125,3 +125,6 @@ export const EmailPage: Component = () => {
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default EmailPage

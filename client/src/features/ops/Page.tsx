@@ -79,3 +79,6 @@ export const Ops: Component = () => {
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Ops

@@ -39,3 +39,6 @@ export const Overview: Component = () => {
     </>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Overview

@@ -219,3 +219,6 @@ export const PicksPage: Component = () => {
     </div>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default PicksPage

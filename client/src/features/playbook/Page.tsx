@@ -223,3 +223,6 @@ export const PlaybookPage: Component = () => {
     </div>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default PlaybookPage

@@ -41,3 +41,6 @@ export const Sentiment: Component = () => {
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Sentiment

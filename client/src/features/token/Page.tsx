@@ -64,3 +64,6 @@ export const TokenDetailPage: Component<{ params: Record<string, string> }> = (p
     </Show>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default TokenDetailPage

@@ -15,3 +15,6 @@ export const Tokens: Component = () => {
     </Card>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default Tokens

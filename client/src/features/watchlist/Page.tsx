@@ -70,3 +70,6 @@ export const WatchlistPage: Component = () => {
     </div>
   )
 }
+
+/** The page as the console's route table loads it (CONSOLE_PAGES in schema/http/console.ts). */
+export default WatchlistPage
