@@ -36,7 +36,7 @@ import { ConsoleModule } from "./gateways/console/Module"
 import { DataApiModule } from "./gateways/dataapi/Module"
 import { McpModule } from "./gateways/mcp/Module"
 import { PublicApiModule } from "./gateways/publicapi/Module"
-import { AppConfig } from "./platform/Config"
+import { AppConfig, runsActor } from "./platform/Config"
 import { mergeErrorMaps } from "./platform/http/Errors"
 import { consoleNotFound, staticRoutes } from "./platform/http/Static"
 import { makeHttpServer } from "./platform/http/Uws"
@@ -143,8 +143,13 @@ const Processes = Layer.scoped(
     yield* checkTokenKinds
     const errors = mergeErrorMaps([TokenErrors, ...modules.flatMap((m) => (m.errors ? [m.errors] : []))])
     if (config.roles.has("actors")) {
-      yield* startActors([MailOutboxActor])
-      yield* startActors(modules.flatMap((m) => m.actors ?? []))
+      const own = modules.flatMap((m) => m.actors ?? [])
+      const selection = config.actorSelection
+      const known = [MailOutboxActor.name, ...own.map((a) => a.name)]
+      const unknown = selection.kind === "all" ? [] : selection.names.filter((n) => !known.includes(n))
+      if (unknown.length > 0) return yield* Effect.dieMessage(`WHALE_ACTORS names unknown actor(s) ${unknown.join(", ")}; known: ${known.join(", ")}`)
+      if (runsActor(selection, MailOutboxActor.name)) yield* startActors([MailOutboxActor])
+      yield* startActors(own.filter((a) => runsActor(selection, a.name)))
       yield* startRestartListener
     }
     for (const m of modules) {

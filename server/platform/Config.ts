@@ -30,6 +30,34 @@ const roles = Config.string("WHALE_ROLES").pipe(
   })
 )
 
+/**
+ * Which actors an `actors` process runs (`WHALE_ACTORS`): `all` (the default), a list of actor names, or a list of
+ * names each with a leading `-` (all but these). The names are checked against the program's actors at start.
+ */
+export type ActorSelection =
+  | { readonly kind: "all" }
+  | { readonly kind: "only" | "except"; readonly names: ReadonlyArray<string> }
+
+export const parseActorSelection = (raw: string): Either.Either<ActorSelection, string> => {
+  const items = raw.split(",").map((r) => r.trim()).filter(Boolean)
+  if (items.length === 0 || (items.length === 1 && items[0] === "all")) return Either.right({ kind: "all" })
+  const excluded = items.filter((i) => i.startsWith("-"))
+  if (excluded.length > 0 && excluded.length < items.length) return Either.left("either names to run or names each with a leading '-' to leave out, not both")
+  const names = items.map((i) => i.replace(/^-/, ""))
+  const bad = names.filter((n) => !/^[a-z][a-z0-9-]*$/.test(n))
+  if (bad.length > 0) return Either.left(`not an actor name: ${bad.join(", ")}`)
+  return Either.right({ kind: excluded.length > 0 ? "except" : "only", names })
+}
+
+/** Whether a process with this selection runs the named actor. */
+export const runsActor = (selection: ActorSelection, name: string) =>
+  selection.kind === "all" || (selection.kind === "only") === selection.names.includes(name)
+
+const actorSelection = Config.string("WHALE_ACTORS").pipe(
+  Config.withDefault("all"),
+  Config.mapOrFail((raw) => Either.mapLeft(parseActorSelection(raw), (why) => ConfigError.InvalidData(["WHALE_ACTORS"], why)))
+)
+
 /** Reads secrets kept by an earlier embedded run, generating the missing ones. */
 const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
   mkdirSync(dataDir, { recursive: true })
@@ -80,6 +108,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       host,
       publicBaseUrl: publicBaseUrl.replace(/\/$/, ""),
       roles: yield* roles,
+      /** Which actors this process runs when it has the `actors` role. */
+      actorSelection: yield* actorSelection,
       logLevel: yield* Config.string("LOG_LEVEL").pipe(Config.withDefault("info")),
       databaseUrl: (yield* Config.option(Config.redacted("DATABASE_URL"))).pipe(Option.getOrUndefined),
       redisUrl: (yield* Config.option(Config.redacted("REDIS_URL"))).pipe(Option.getOrUndefined),

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ConfigProvider, Effect, Exit, Layer, Redacted, Cause } from "effect"
 import { describe, expect, it } from "vitest"
-import { AppConfig } from "../../server/platform/Config"
+import { AppConfig, runsActor } from "../../server/platform/Config"
 
 const load = (env: Record<string, string>) =>
   Effect.runPromiseExit(
@@ -38,6 +38,28 @@ describe("configuration", () => {
     if (!Exit.isSuccess(exit)) throw new Error("config did not load")
     expect(Redacted.value(exit.value.sessionSecret)).toBe("from-env-secret-value")
     expect([...exit.value.roles]).toEqual(["http", "actors"])
+  })
+
+  it("parses WHALE_ACTORS: all, names to run, or names to leave out", async () => {
+    const selection = async (raw?: string) => {
+      const exit = await load({ DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), ...(raw === undefined ? {} : { WHALE_ACTORS: raw }) })
+      if (!Exit.isSuccess(exit)) throw new Error(`config did not load for ${raw}`)
+      return exit.value.actorSelection
+    }
+    const all = await selection()
+    expect(all).toEqual({ kind: "all" })
+    expect(runsActor(all, "notifier")).toBe(true)
+    const only = await selection(" alert-fanout, notifier ")
+    expect(only).toEqual({ kind: "only", names: ["alert-fanout", "notifier"] })
+    expect([runsActor(only, "notifier"), runsActor(only, "block-listener")]).toEqual([true, false])
+    const except = await selection("-notifier,-alert-fanout")
+    expect(except).toEqual({ kind: "except", names: ["notifier", "alert-fanout"] })
+    expect([runsActor(except, "notifier"), runsActor(except, "block-listener")]).toEqual([false, true])
+    for (const bad of ["notifier,-alert-fanout", "Notifier", "alert fanout"]) {
+      const exit = await load({ DATA_DIR: mkdtempSync(join(tmpdir(), "cfg-")), WHALE_ACTORS: bad })
+      expect(Exit.isFailure(exit), bad).toBe(true)
+      expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "").toContain("WHALE_ACTORS")
+    }
   })
 
   it("rejects unknown roles and an invalid port", async () => {
