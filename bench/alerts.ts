@@ -13,7 +13,7 @@
  * Uses DATABASE_URL / REDIS_URL when set (a throw-away database and key prefix), else the embedded defaults.
  *   npm run bench:alerts        (run it under `flock /tmp/bench.lock` on a shared machine)
  */
-import { fork } from "node:child_process"
+import { fork, spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import { CreateAlertRequest, type AlertSpec } from "../schema/http/alerts"
@@ -96,16 +96,38 @@ const startSinks = async () => {
 
 const RECORD_TYPES = new Set(["whale_trade", "exchange_flow", "wallet_activity", "convergence"])
 
+/** The alert path's actors: with BENCH_SPLIT=1 they run in a process of their own (WHALE_ACTORS), as scaled out. */
+const ALERT_ACTORS = ["alert-fanout", "alert-events", "notifier", "alert-retrier"]
+const SPLIT = process.env.BENCH_SPLIT === "1"
+
+/** An `actors` process running only the alert actors, on the app's database and Redis; resolves once started. */
+const startAlertProcess = (env: Record<string, string>) =>
+  new Promise<ChildProcess>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      env: { ...process.env, ...env, WHALE_ROLES: "actors", WHALE_ACTORS: ALERT_ACTORS.join(","), LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes("started roles")) resolve(child)
+    })
+    child.once("exit", (code) => reject(new Error(`the alert process exited (${code}): ${out.slice(-2000)}`)))
+  })
+
 const main = async () => {
   const sinks = await startSinks()
   const app = await startApp({
     env: {
       LOG_LEVEL: "error", MESSENGER_API_BASE: sinks.botUrl, MESSENGER_BOT_TOKEN: sinks.botToken, ALERTS_WEBHOOK_ALLOW_PRIVATE: "true",
-      ALERTS_BUDGET_PER_HOUR: "100000", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000", DB_POOL_SIZE: "10"
+      ALERTS_BUDGET_PER_HOUR: "100000", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000", DB_POOL_SIZE: "10",
+      ...(SPLIT ? { WHALE_ACTORS: ALERT_ACTORS.map((a) => `-${a}`).join(",") } : {})
     }
   })
+  if (SPLIT && !(app.env.DATABASE_URL && app.env.REDIS_URL)) throw new Error("BENCH_SPLIT=1 needs DATABASE_URL and REDIS_URL (processes share them)")
+  const alertProcess = SPLIT ? await startAlertProcess(app.env) : null
   const backend = `${app.env.DATABASE_URL ? "PostgreSQL" : "embedded PGlite"} + ${app.env.REDIS_URL ? "Redis" : "in-process bus"}`
-  console.log(`bench:alerts on ${backend}: ${RECORDS} records × ${SUBS} subscriptions of ${USERS} users`)
+  console.log(`bench:alerts on ${backend}: ${RECORDS} records × ${SUBS} subscriptions of ${USERS} users; ${SPLIT ? `the alert actors (${ALERT_ACTORS.join(", ")}) in a process of their own` : "every actor in one process"}`)
   try {
     // Users, channel settings and subscriptions, written as the API would store them.
     await app.query(`INSERT INTO users (email, password_hash, email_verified_at) SELECT 'bench' || g || '@example.com', 'x', now() FROM generate_series(1, ${USERS}) g`)
@@ -246,6 +268,10 @@ const main = async () => {
     const scanNs = time(() => { for (const m of messages) sink += naiveMatch(subs, m).length })
     console.log(`matching per record: index ${(indexNs / 1000).toFixed(2)} µs, naive scan of ${SUBS} subscriptions ${(scanNs / 1000).toFixed(2)} µs → ${(scanNs / indexNs).toFixed(1)}× cheaper (target ≥ 20×: ${scanNs / indexNs >= 20 ? "met" : "NOT met"}) [${sink > 0 ? "matches checked" : ""}]`)
   } finally {
+    if (alertProcess) await new Promise<void>((resolve) => {
+      alertProcess.once("exit", () => resolve())
+      alertProcess.kill("SIGTERM")
+    })
     await app.close()
     await sinks.close()
   }

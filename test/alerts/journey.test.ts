@@ -121,6 +121,13 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(history.body.items.filter((i: any) => i.alert_id === created.body.id)).toHaveLength(1)
     const metrics = await (await fetch(`${app.url}/metrics`)).text()
     expect(metrics).toMatch(/alert_delivery_latency_seconds_count\{channel="messenger"\} [1-9]/)
+
+    // Deleting the alert keeps its history (alert_id NULL); a deleted delivery takes its channel rows with it.
+    expect((await call(app, "DELETE", `/api/alerts/${created.body.id}`, { token })).status).toBe(200)
+    const kept = await app.query<{ alert_id: number | null }>("SELECT alert_id FROM alert_deliveries WHERE id = $1", [item.id])
+    expect(kept).toEqual([{ alert_id: null }])
+    await app.query("DELETE FROM alert_deliveries WHERE id = $1", [item.id])
+    expect(await app.query("SELECT 1 FROM alert_delivery_channels WHERE delivery_id = $1", [item.id])).toHaveLength(0)
   })
 
   it("sends nothing twice when a notify message is handled again (a crash between delivery and ack)", async () => {

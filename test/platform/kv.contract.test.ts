@@ -211,6 +211,12 @@ const kvContract = (it: Vitest.MethodsNonLive<Kv, true>) => {
       expect(yield* kv.passGates([{ ...gate(e, T), extra: 3 }])).toEqual([0])
       expect(yield* kv.passGates([{ ...gate(e, T + 1000), extra: 2 }])).toEqual([-1])
       expect(yield* kv.passGates([gate(e, T + 60_000)])).toEqual([6])
+      // A gate written in the earlier form "<last pass> <id>" (before held counts moved into the gate) still holds.
+      const f = fresh("gate-f")
+      yield* kv.set(f, `${T} r${T}`, 120)
+      expect(yield* kv.passGates([gate(f, T)])).toEqual([0])
+      expect(yield* kv.passGates([gate(f, T + 1000)])).toEqual([-1])
+      expect(yield* kv.passGates([gate(f, T + 60_000)])).toEqual([1])
       // A zero cooldown always passes.
       const d = fresh("gate-d")
       expect(yield* kv.passGates([{ key: d, id: "x", at: T, cooldownMs: 0, knownLast: null }, { key: d, id: "y", at: T, cooldownMs: 0, knownLast: null }])).toEqual([0, 0])

@@ -30,8 +30,9 @@ import { DEFAULT_COOLDOWNS } from "./Throttle"
 
 /** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
 const NOTIFY_CHUNK = 500
-/** Deliveries recorded per statement. */
-const RECORD_CHUNK = 2000
+/** Deliveries recorded per statement, and statements at once (on as many connections). */
+const RECORD_CHUNK = 1000
+const RECORD_PARALLEL = 2
 
 /** A buy and the convergence alerts watching its token. */
 interface Buy {
@@ -40,11 +41,19 @@ interface Buy {
   readonly subs: ReadonlyArray<Sub>
 }
 
-/** What one handled message adds to a round. */
+/** What a run of handled messages adds to a round. */
 interface Matched {
   readonly items: ReadonlyArray<NewDelivery>
-  readonly buy: Buy | null
+  readonly buys: ReadonlyArray<Buy>
+  /** Further matches folded into an item at match time (same alert, same block time), counted, not built. */
+  readonly extras: ReadonlyMap<NewDelivery, number>
 }
+
+/**
+ * A run's first match of each alert with a cooldown, per block time, and how many more it folded. Keyed by the
+ * index's Sub object (a run matches against one index): no key string per match, of which a block makes ~100k.
+ */
+type Folds = Map<Sub, Array<{ readonly ts: string; readonly first: NewDelivery; extra: number }>>
 
 /**
  * A record's key in alerts: `tx:<recordId>`. Stored (alert_deliveries.record_key, whose unique key makes a redelivered
@@ -177,19 +186,38 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
      */
     const submit = makeBatcher<Matched>((matched) =>
       Effect.gen(function* () {
-        const items = yield* cooldown([...matched.flatMap((m) => m.items), ...(yield* convergence(matched.flatMap((m) => (m.buy ? [m.buy] : []))))])
-        // Per part: record, then publish what is owed at once (the notifier starts on it while the next is written).
-        for (let i = 0; i < items.length; i += RECORD_CHUNK) {
-          const owed = yield* repo.recordDeliveries(items.slice(i, i + RECORD_CHUNK))
-          // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
-          const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
-          const messages = []
-          for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
-          if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
-        }
-        const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
-        yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+        const extras = new Map<NewDelivery, number>()
+        for (const m of matched) for (const [item, n] of m.extras) extras.set(item, n)
+        // The record alerts and convergence side by side: convergence (no cooldown; its window read and fires taken in
+        // the database) does not hold up the rest, nor they it.
+        yield* Effect.all([
+          cooldown(matched.flatMap((m) => m.items), extras).pipe(Effect.flatMap(record)),
+          convergence(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldown(items, new Map())), Effect.flatMap(record))
+        ], { concurrency: 2, discard: true })
       }))
+
+    /**
+     * Records deliveries and publishes what is owed: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each published
+     * on `notify` as soon as it is written (the notifier starts on the first while the next are written).
+     */
+    const record = (items: ReadonlyArray<NewDelivery>) =>
+      Effect.gen(function* () {
+        if (items.length === 0) return
+        const parts: Array<ReadonlyArray<NewDelivery>> = []
+        for (let i = 0; i < items.length; i += RECORD_CHUNK) parts.push(items.slice(i, i + RECORD_CHUNK))
+        const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
+        yield* Effect.forEach(parts, (part) =>
+          Effect.gen(function* () {
+            const owed = yield* repo.recordDeliveries(part)
+            // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
+            const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
+            const messages = []
+            for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
+            if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
+          }), { concurrency: RECORD_PARALLEL, discard: true })
+        // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
+        yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+      })
 
     /**
      * Convergence, over the window in the database (shared by every fan-out process, kept across restarts): the
@@ -240,10 +268,11 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
      * inside its alert's cooldown is only counted, and the alert's next delivery says how many it folded (a noisy
      * alert costs a counter, not a row per match). Time is the record's block time, so a replay decides the same way.
      */
-    const cooldown = (items: ReadonlyArray<NewDelivery>) =>
+    const cooldown = (items: ReadonlyArray<NewDelivery>, extras: ReadonlyMap<NewDelivery, number>) =>
       Effect.gen(function* () {
         // One gate per alert and time: the further matches of an alert at the same block time are held whatever the
-        // first one's answer (a block matches a broad alert many times), counted with it as `extra`.
+        // first one's answer (a block matches a broad alert many times), counted with it as `extra` (most of them
+        // already at match time, see `matchRecord`).
         const gates: Array<{ first: NewDelivery; at: number; extra: number }> = []
         const byAlertAt = new Map<string, { first: NewDelivery; at: number; extra: number }>()
         const folded = new Set<NewDelivery>()
@@ -259,7 +288,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             folded.add(i)
             continue
           }
-          const fresh = { first: i, at, extra: 0 }
+          const fresh = { first: i, at, extra: extras.get(i) ?? 0 }
           byAlertAt.set(key, fresh)
           gates.push(fresh)
         }
@@ -308,19 +337,36 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       return channels.length === sub.channels.length ? sub : { ...sub, channels }
     }
 
-    /** The deliveries a record causes, but for convergence (decided per round over the shared window). */
-    const matchRecord = (m: ChainTxMessage, now: number): Array<NewDelivery> => {
+    /**
+     * The deliveries a record causes, but for convergence (decided per round over the shared window). With `folds`
+     * (a run of records), a further match of an alert with a cooldown at the same block time is only counted on the
+     * first one: the cooldown gate would fold it anyway, and a block matches a broad alert hundreds of times.
+     */
+    const matchRecord = (m: ChainTxMessage, now: number, folds?: Folds): Array<NewDelivery> => {
       const facts: RecordFacts = m
       const key = recordKeyOf(m)
       const out: Array<NewDelivery> = []
       // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert.
       const contents = new Map<string, Content>()
       for (const matched of index.matchRecord(m)) {
+        const foldable = folds !== undefined && DEFAULT_COOLDOWNS[matched.spec.type] > 0
+        const seen = foldable ? folds.get(matched) : undefined
+        const fold = seen === undefined ? undefined : seen.length === 1 ? (seen[0]!.ts === m.ts ? seen[0] : undefined) : seen.find((f) => f.ts === m.ts)
+        if (fold !== undefined) {
+          fold.extra++
+          continue
+        }
         const sub = live(matched, now)
         if (sub === null) continue
         let content = contents.get(sub.spec.type)
         if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
-        out.push(delivery(sub, key, content, m.ts))
+        const item = delivery(sub, key, content, m.ts)
+        if (foldable) {
+          const entry = { ts: m.ts, first: item, extra: 0 }
+          if (seen === undefined) folds.set(matched, [entry])
+          else seen.push(entry)
+        }
+        out.push(item)
       }
       return out
     }
@@ -341,11 +387,18 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       Effect.gen(function* () {
         yield* sync
         const now = Date.now()
-        let run: Array<Matched> = []
+        let items: Array<NewDelivery> = []
+        let buys: Array<Buy> = []
+        let folds: Folds = new Map()
         const flush = Effect.suspend(() => {
-          const taken = run
-          run = []
-          return taken.length === 0 ? Effect.void : submit(taken)
+          if (items.length === 0 && buys.length === 0) return Effect.void
+          const extras = new Map<NewDelivery, number>()
+          for (const list of folds.values()) for (const f of list) if (f.extra > 0) extras.set(f.first, f.extra)
+          const taken: Matched = { items, buys, extras }
+          items = []
+          buys = []
+          folds = new Map()
+          return submit([taken])
         })
         for (const m of messages) {
           if (isRetraction(m)) {
@@ -353,10 +406,9 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             yield* handleRetraction(m)
             continue
           }
-          const record = m
-          const items = matchRecord(record, now)
-          const buy = buyOf(record, now)
-          if (items.length > 0 || buy !== null) run.push({ items, buy })
+          for (const item of matchRecord(m, now, folds)) items.push(item)
+          const buy = buyOf(m, now)
+          if (buy !== null) buys.push(buy)
         }
         yield* flush
       })
@@ -385,7 +437,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e)
           return delivery(sub, `event:${e.messageId}`, content, at)
         })
-        if (items.length > 0) yield* submit([{ items, buy: null }])
+        if (items.length > 0) yield* submit([{ items, buys: [], extras: new Map() }])
       })
 
     return {

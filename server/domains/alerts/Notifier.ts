@@ -49,6 +49,17 @@ const MAX_BACKGROUND = 20_000
 const MAX_PACING_WAIT_MS = 60_000
 const SCHEDULES: Record<Channel, ReadonlyArray<number>> = { messenger: MESSENGER_RETRY_MS, webhook: WEBHOOK_RETRY_MS, email: EMAIL_RETRY_MS, console: [1_000, 5_000] }
 
+/** Rows by user, in the order of their first row (one pass: a round holds thousands of rows of hundreds of users). */
+const groupByUser = (rows: ReadonlyArray<DeliveryRow>) => {
+  const out = new Map<number, Array<DeliveryRow>>()
+  for (const r of rows) {
+    const own = out.get(r.user_id)
+    if (own === undefined) out.set(r.user_id, [r])
+    else own.push(r)
+  }
+  return out
+}
+
 /** A channel row and its outcome. */
 interface Outcome {
   readonly row: DeliveryRow
@@ -221,12 +232,15 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         let live = rows
 
         if (budget) {
+          // Deliveries (not channel rows) count, once each.
           const counted = new Map<number, Array<number>>()
+          const seen = new Set<number>()
           for (const r of rows) {
-            if (r.test || r.type === "digest") continue
-            const ids = counted.get(r.user_id) ?? []
-            if (!ids.includes(r.id)) ids.push(r.id)
-            counted.set(r.user_id, ids)
+            if (r.test || r.type === "digest" || seen.has(r.id)) continue
+            seen.add(r.id)
+            const ids = counted.get(r.user_id)
+            if (ids === undefined) counted.set(r.user_id, [r.id])
+            else ids.push(r.id)
           }
           const countedUsers = [...counted.keys()].sort((a, b) => a - b)
           if (countedUsers.length > 0) {
@@ -268,11 +282,12 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
 
         // Email: a mail per user and bundle, queued in the outbox in the transaction that settles the round.
         const mails: Array<Parameters<typeof outbox.insert>[0]> = []
-        const emailUsers = [...new Set(byChannel.email.map((r) => r.user_id))]
+        const emailRows = groupByUser(byChannel.email)
+        const emailUsers = [...emailRows.keys()]
         const addresses = new Map(yield* Effect.forEach(emailUsers, (u) =>
           accounts.me(u).pipe(Effect.option, Effect.map((me) => [u, me._tag === "Some" ? (me.value as { email?: string }).email : undefined] as const)), { concurrency: 8 }))
         for (const u of emailUsers) {
-          const own = byChannel.email.filter((r) => r.user_id === u)
+          const own = emailRows.get(u)!
           const address = addresses.get(u)
           if (!address) {
             now.push(...own.map((r) => failure(r, "no email address", false)))
@@ -291,16 +306,20 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           }
         }
 
-        const results = now.map((o) => o.result)
         if (mails.length > 0) {
-          yield* sql.withTransaction(Effect.forEach(mails, outbox.insert, { discard: true }).pipe(Effect.zipRight(repo.settle(results)))).pipe(Effect.orDie)
-        } else yield* repo.settle(results)
-        yield* report(now)
+          yield* sql.withTransaction(Effect.forEach(mails, outbox.insert, { discard: true }).pipe(Effect.zipRight(repo.settle(now.map((o) => o.result))))).pipe(Effect.orDie)
+          yield* report(now)
+        } else if (now.length > 0) {
+          // Nothing to commit with them: settled beside the next round (shared statements), not before it. Not
+          // interrupted by a shutdown, so what was sent is recorded as sent.
+          yield* FiberSet.run(background, settleLater(now).pipe(
+            Effect.catchAllCause((cause) => Effect.logError("settling alert sends failed; their rows are retried when their lease ends", cause)),
+            Effect.uninterruptible))
+        }
 
         // Messenger (per chat, paced) and webhooks: in the background, settled as they finish.
-        for (const u of users) {
-          const own = byChannel.messenger.filter((r) => r.user_id === u)
-          if (own.length > 0) yield* inBackground(own, (tried) => messengerChat(u, settingsOf(u).messenger_chat_id!, own, tried))
+        for (const [u, own] of groupByUser(byChannel.messenger)) {
+          yield* inBackground(own, (tried) => messengerChat(u, settingsOf(u).messenger_chat_id!, own, tried))
         }
         for (const r of byChannel.webhook) {
           const settings = settingsOf(r.user_id)

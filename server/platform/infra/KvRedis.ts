@@ -40,24 +40,32 @@ const HOLD_UNTIL = script(
 /**
  * ARGV[1] key prefix, ARGV[2] gate slack ms, ARGV[3] held-count ttl ms, ARGV[4] the gates, one a line of tab-separated
  * key, at, cooldown, known last (-1: none), extra, id → per gate the held count when it passes, or -1 when it is held
- * (see KvShape.passGates). A gate holds "<last pass ms> <id>"; its held count is at "<gate>:held". The gates are
- * packed in one argument (thousands per fan-out round: as separate arguments the client's encoding alone took over a
- * second), so their keys are built here from the prefix (a standalone Redis, as this service runs on; not Cluster).
+ * (see KvShape.passGates). A gate is one key holding "<last pass ms>\t<held count>\t<id>" (two commands per gate:
+ * thousands are decided per fan-out round); it lives for its cooldown and the slack, or for the held-count ttl while
+ * it holds a count. A value of the earlier form "<last pass ms> <id>" is read with no held count. The gates are
+ * packed in one argument (as separate arguments the client's encoding alone took over a second), so their keys are
+ * built here from the prefix (a standalone Redis, as this service runs on; not Cluster).
  */
 const PASS_GATES = script(
-  `local prefix, slack, heldTtl = ARGV[1], tonumber(ARGV[2]), ARGV[3] local out = {} local i = 0 ` +
-  `for line in string.gmatch(ARGV[4], '[^\\n]+') do i = i + 1 ` +
-  `local key, at, cd, known, extra, id = string.match(line, '^([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t(.*)$') ` +
-  `at, cd, known, extra = tonumber(at), tonumber(cd), tonumber(known), tonumber(extra) local g = prefix .. key local h = g .. ':held' ` +
-  `local v = redis.call('GET', g) local last = nil local lid = nil ` +
-  `if v then local sp = string.find(v, ' ', 1, true) last = tonumber(string.sub(v, 1, sp - 1)) lid = string.sub(v, sp + 1) end ` +
+  `local prefix, slack, heldTtl, s = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] local out = {} local i = 0 local pos = 1 ` +
+  `local find, sub = string.find, string.sub ` +
+  `while pos <= #s do local e = find(s, '\\n', pos, true) or (#s + 1) ` +
+  `local t1 = find(s, '\\t', pos, true) local t2 = find(s, '\\t', t1 + 1, true) local t3 = find(s, '\\t', t2 + 1, true) ` +
+  `local t4 = find(s, '\\t', t3 + 1, true) local t5 = find(s, '\\t', t4 + 1, true) ` +
+  `local g = prefix .. sub(s, pos, t1 - 1) local atText = sub(s, t1 + 1, t2 - 1) local at = tonumber(atText) ` +
+  `local cd = tonumber(sub(s, t2 + 1, t3 - 1)) local known = tonumber(sub(s, t3 + 1, t4 - 1)) local extra = tonumber(sub(s, t4 + 1, t5 - 1)) ` +
+  `local id = sub(s, t5 + 1, e - 1) pos = e + 1 i = i + 1 ` +
+  `local v = redis.call('GET', g) local last, held, lid, lastText = nil, 0, nil, nil ` +
+  `if v then local a = find(v, '\\t', 1, true) if a then local b = find(v, '\\t', a + 1, true) lastText = sub(v, 1, a - 1) ` +
+  `held = tonumber(sub(v, a + 1, b - 1)) lid = sub(v, b + 1) else local sp = find(v, ' ', 1, true) lastText = sub(v, 1, sp - 1) lid = sub(v, sp + 1) end ` +
+  `last = tonumber(lastText) end ` +
   `if lid == id then out[i] = 0 else ` +
-  `if known >= 0 and (not last or known > last) then last = known end ` +
-  `if last and at - last < cd then redis.call('INCRBY', h, 1 + extra) redis.call('PEXPIRE', h, heldTtl) out[i] = -1 ` +
-  `else local keep = at if last and last > at then keep = last end ` +
-  `redis.call('SET', g, string.format('%.0f', keep) .. ' ' .. id, 'PX', string.format('%.0f', cd + slack)) ` +
-  `out[i] = tonumber(redis.call('GET', h)) or 0 ` +
-  `if extra > 0 then redis.call('SET', h, extra, 'PX', heldTtl) else redis.call('DEL', h) end end end end return out`
+  `if known >= 0 and (not last or known > last) then last = known lastText = string.format('%.0f', known) end ` +
+  `if last and at - last < cd then held = held + 1 + extra ` +
+  `redis.call('SET', g, lastText .. '\\t' .. held .. '\\t' .. (lid or ''), 'PX', string.format('%.0f', math.max(heldTtl, cd + slack))) out[i] = -1 ` +
+  `else local keep = atText if last and last > at then keep = lastText end out[i] = held ` +
+  `redis.call('SET', g, keep .. '\\t' .. extra .. '\\t' .. id, 'PX', string.format('%.0f', extra > 0 and math.max(heldTtl, cd + slack) or (cd + slack))) end end end ` +
+  `return out`
 )
 
 /** A gate's key or id inside PASS_GATES's packed argument: no tab or newline. */
