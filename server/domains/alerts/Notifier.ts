@@ -11,8 +11,9 @@
  * per user and window after it ends. Failed attempts are retried on a schedule; an exhausted one goes to
  * `dlq:notify`. Status, attempts and latency (event time → delivered) are recorded per channel.
  *
- * Console and email are settled inside the round (the mail outbox rows and their `sent` in one transaction, so a
- * crash cannot queue a mail twice). Messenger and webhook sends wait on pacing and on other servers, so the round
+ * Email is settled inside the round (the mail outbox rows and their `sent` in one transaction, so a crash cannot
+ * queue a mail twice); console sends are settled beside the next round, in a shared statement that a shutdown lets
+ * finish. Messenger and webhook sends wait on pacing and on other servers, so the round
  * hands them to background fibers and returns: one slow endpoint never holds up everyone else's alerts. They stay
  * claimed (`sending`, a lease) until their outcome is settled, in shared statements; a shutdown gives the ones not
  * yet tried back to the retrier, due at once. A row tried just before a crash stays claimed until its lease ends and
