@@ -351,7 +351,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       for (const matched of index.matchRecord(m)) {
         const foldable = folds !== undefined && DEFAULT_COOLDOWNS[matched.spec.type] > 0
         const seen = foldable ? folds.get(matched) : undefined
-        const fold = seen === undefined ? undefined : seen.length === 1 ? (seen[0]!.ts === m.ts ? seen[0] : undefined) : seen.find((f) => f.ts === m.ts)
+        const fold = seen?.find((f) => f.ts === m.ts)
         if (fold !== undefined) {
           fold.extra++
           continue
