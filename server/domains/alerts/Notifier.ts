@@ -37,7 +37,7 @@ import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
-import { postWebhook } from "./WebhookPost"
+import { makeLimiter, postWebhook, type PostResult } from "./WebhookPost"
 import { signedHeaders } from "./Webhooks"
 
 const LEASE_SECONDS = 300
@@ -98,7 +98,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const windowMs = config.budgetWindowSeconds * 1000
     const background = yield* FiberSet.make()
     const room = yield* Effect.makeSemaphore(MAX_BACKGROUND)
-    const webhookSlots = yield* Effect.makeSemaphore(WEBHOOK_CONCURRENCY)
+    const postLimit = makeLimiter(WEBHOOK_CONCURRENCY)
 
     const failure = (row: DeliveryRow, error: string, retryable: boolean): Outcome => {
       const delay = retryable ? nextRetryDelay(SCHEDULES[row.channel as Channel], row.attempts + 1) : null
@@ -186,20 +186,65 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         }
       })
 
-    const webhookOne = (settings: SettingsRow, r: DeliveryRow, tried: Set<DeliveryRow>) =>
-      webhookSlots.withPermits(1)(Effect.gen(function* () {
-        const id = `alert_${r.id}`
-        const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
-        tried.add(r)
-        const res = yield* Effect.promise(() =>
-          postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate))
-        if ("status" in res && res.status >= 200 && res.status < 300) return yield* settleLater([ok(r)])
-        if ("status" in res && res.status === 410) {
-          yield* repo.patchSettings(r.user_id, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
-          return yield* settleLater([failure(r, "410: endpoint gone; webhook disabled", false)])
+    /**
+     * A round's webhooks: signed POSTs through the process's limiter (plain promises, no fiber per POST), their
+     * outcomes settled as they arrive, many per shared statement; a POST never waits for another's settling. If the
+     * round is stopped (a shutdown), no further POST starts; the ones in flight are retried when their lease ends.
+     */
+    const webhookRound = (rows: ReadonlyArray<DeliveryRow>, settingsOf: (userId: number) => SettingsRow, tried: Set<DeliveryRow>) =>
+      Effect.suspend(() => {
+        const arrived: Array<{ readonly row: DeliveryRow; readonly res: PostResult }> = []
+        let left = rows.length
+        let stopped = false
+        let wake: (() => void) | null = null
+        const arrive = () => {
+          const w = wake
+          wake = null
+          w?.()
         }
-        yield* settleLater([failure(r, "status" in res ? `HTTP ${res.status}` : res.error, true)])
-      }))
+        for (const r of rows) {
+          const settings = settingsOf(r.user_id)
+          void postLimit(async () => {
+            if (stopped) return
+            tried.add(r)
+            const id = `alert_${r.id}`
+            const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
+            const res = await postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate)
+            arrived.push({ row: r, res })
+          }).finally(() => {
+            left--
+            arrive()
+          })
+        }
+        const settleArrived = Effect.gen(function* () {
+          const batch = arrived.splice(0)
+          const gone = new Set<number>()
+          const outcomes = batch.map(({ row, res }): Outcome => {
+            if ("status" in res && res.status >= 200 && res.status < 300) return ok(row)
+            if ("status" in res && res.status === 410) {
+              gone.add(row.user_id)
+              return failure(row, "410: endpoint gone; webhook disabled", false)
+            }
+            return failure(row, "status" in res ? `HTTP ${res.status}` : res.error, true)
+          })
+          for (const userId of gone) yield* repo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
+          yield* settleLater(outcomes)
+        })
+        const waitForMore = Effect.async<void>((resume) => {
+          if (arrived.length > 0 || left === 0) return resume(Effect.void)
+          wake = () => resume(Effect.void)
+          return Effect.sync(() => {
+            wake = null
+          })
+        })
+        return Effect.whileLoop({
+          while: () => left > 0 || arrived.length > 0,
+          body: () => waitForMore.pipe(Effect.zipRight(settleArrived)),
+          step: () => undefined
+        }).pipe(Effect.onInterrupt(() => Effect.sync(() => {
+          stopped = true
+        })))
+      })
 
     /**
      * Runs a slow send in the background, holding room for its rows; if it is stopped (a shutdown) the rows it never
@@ -322,9 +367,9 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         for (const [u, own] of groupByUser(byChannel.messenger)) {
           yield* inBackground(own, (tried) => messengerChat(u, settingsOf(u).messenger_chat_id!, own, tried))
         }
-        for (const r of byChannel.webhook) {
-          const settings = settingsOf(r.user_id)
-          yield* inBackground([r], (tried) => webhookOne(settings, r, tried))
+        if (byChannel.webhook.length > 0) {
+          const own = byChannel.webhook
+          yield* inBackground(own, (tried) => webhookRound(own, settingsOf, tried))
         }
       })
 

@@ -58,3 +58,33 @@ export const postWebhook = (url: string, headers: Record<string, string>, body: 
     req.on("error", (e) => done({ error: e.message }))
     req.end(body)
   })
+
+/**
+ * At most `limit` tasks running at once, the rest started in the order they came (plain promises: a round's
+ * thousands of POSTs cost no fiber each).
+ */
+export const makeLimiter = (limit: number) => {
+  let active = 0
+  let queue: Array<() => void> = []
+  let head = 0
+  const next = () => {
+    active--
+    if (head < queue.length) {
+      const start = queue[head++]!
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head)
+        head = 0
+      }
+      start()
+    }
+  }
+  return <A>(task: () => Promise<A>): Promise<A> =>
+    new Promise<A>((resolve, reject) => {
+      const start = () => {
+        active++
+        task().then(resolve, reject).finally(next)
+      }
+      if (active < limit) start()
+      else queue.push(start)
+    })
+}
