@@ -83,6 +83,12 @@ export interface ChannelResult {
   readonly attempted: boolean
 }
 
+/**
+ * Claimed rows in delivery order, sorted here: in the statement the sort of a block's rows (their content included)
+ * spilled to disk.
+ */
+const inDeliveryOrder = (rows: ReadonlyArray<DeliveryRow>) => [...rows].sort((a, b) => a.id - b.id)
+
 const SUB_COLUMNS = "id, user_id, type, name, params, channels, enabled, snoozed_until, last_fired_at, created_at, updated_at"
 /** Advisory lock namespaces: per-user alert creation and custom-wallet creation (the count checks). */
 const ALERT_LOCK = 30_050
@@ -255,7 +261,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             WHERE c.delivery_id = ANY(${ids}::bigint[]) AND c.status = 'pending'
             RETURNING c.delivery_id, c.channel, c.attempts)
           SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
-          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id ORDER BY d.id`.pipe(die),
+          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id`.pipe(Effect.map(inDeliveryOrder), die),
 
       /** Claims channels due for a retry, and `sending` ones whose lease ran out (their sender died). */
       claimDue: (limit: number, leaseSeconds: number) =>
@@ -268,7 +274,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             WHERE c.delivery_id = due.delivery_id AND c.channel = due.channel
             RETURNING c.delivery_id, c.channel, c.attempts)
           SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
-          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id ORDER BY d.id`.pipe(die),
+          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id`.pipe(Effect.map(inDeliveryOrder), die),
 
       /** Records the outcome of attempts; latency is event time → now for sent ones. */
       settle: (rs: ReadonlyArray<ChannelResult>) =>
