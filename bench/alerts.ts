@@ -8,13 +8,20 @@
  * exchange_flow, wallet_activity, convergence: target p95 ≤ 1 s on real PostgreSQL and Redis), and separately for the
  * event alerts the block causes downstream (pick_flagged when the picks-grader flags a pick on the block's buys,
  * index_cross), then the matching cost per record of the index against a naive scan of every subscription over the
- * same block (target: ≥ 20× cheaper), measured in the same run.
+ * same block (target: ≥ 20× cheaper), measured in the same run. It also prints the CPU time each part used from the
+ * block stored until all was sent (the app, the sinks, PostgreSQL, Redis; from /proc on Linux): whether the machine
+ * was saturated, and by whom.
+ *
+ * Experiments: BENCH_SPLIT=1 runs the alert actors in a process of their own (WHALE_ACTORS), as scaled out;
+ * BENCH_ACTORS=alerts runs only the alert actors (what the other actors' work on the same block costs the alert path).
  *
  * Uses DATABASE_URL / REDIS_URL when set (a throw-away database and key prefix), else the embedded defaults.
  *   npm run bench:alerts        (run it under `flock /tmp/bench.lock` on a shared machine)
  */
 import { fork, spawn, type ChildProcess } from "node:child_process"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
+import { availableParallelism } from "node:os"
 import { Effect } from "effect"
 import { CreateAlertRequest, type AlertSpec } from "../schema/http/alerts"
 import { STREAMS, type ChainTxMessage } from "../schema/streams"
@@ -83,6 +90,7 @@ const startSinks = async () => {
   })
   return {
     ...ready,
+    pid: child.pid!,
     report: () => new Promise<SinkReport>((resolve) => {
       child.once("message", (m) => resolve((m as { report: SinkReport }).report))
       child.send("report")
@@ -99,6 +107,8 @@ const RECORD_TYPES = new Set(["whale_trade", "exchange_flow", "wallet_activity",
 /** The alert path's actors: with BENCH_SPLIT=1 they run in a process of their own (WHALE_ACTORS), as scaled out. */
 const ALERT_ACTORS = ["alert-fanout", "alert-events", "notifier", "alert-retrier"]
 const SPLIT = process.env.BENCH_SPLIT === "1"
+/** BENCH_ACTORS=alerts: only the alert actors run (an experiment: what the rest of the actors cost the alert path). */
+const ONLY_ALERTS = process.env.BENCH_ACTORS === "alerts"
 
 /** An `actors` process running only the alert actors, on the app's database and Redis; resolves once started. */
 const startAlertProcess = (env: Record<string, string>) =>
@@ -115,13 +125,40 @@ const startAlertProcess = (env: Record<string, string>) =>
     child.once("exit", (code) => reject(new Error(`the alert process exited (${code}): ${out.slice(-2000)}`)))
   })
 
+/** The pids of the processes whose name starts with `name` (from /proc; none elsewhere than Linux). */
+const pidsOf = (name: string): ReadonlyArray<number> => {
+  if (!existsSync("/proc/self/stat")) return []
+  return readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try {
+      return /^\d+ \((.*)\) /s.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1]?.startsWith(name) === true
+    } catch {
+      return false // gone meanwhile
+    }
+  }).map(Number)
+}
+
+/** CPU time (ms) these processes have used so far, from /proc (null without it; clock ticks taken as 100 a second). */
+const cpuOf = (pids: ReadonlyArray<number>): number | null => {
+  if (!existsSync("/proc/self/stat")) return null
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      const fields = /^\d+ \(.*\) (.*)$/s.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))![1]!.split(" ")
+      ticks += Number(fields[11]) + Number(fields[12]) // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10
+}
+
 const main = async () => {
   const sinks = await startSinks()
   const app = await startApp({
     env: {
       LOG_LEVEL: "error", MESSENGER_API_BASE: sinks.botUrl, MESSENGER_BOT_TOKEN: sinks.botToken, ALERTS_WEBHOOK_ALLOW_PRIVATE: "true",
       ALERTS_BUDGET_PER_HOUR: "100000", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000", DB_POOL_SIZE: "10",
-      ...(SPLIT ? { WHALE_ACTORS: ALERT_ACTORS.map((a) => `-${a}`).join(",") } : {})
+      ...(SPLIT ? { WHALE_ACTORS: ALERT_ACTORS.map((a) => `-${a}`).join(",") } : ONLY_ALERTS ? { WHALE_ACTORS: ALERT_ACTORS.join(",") } : {})
     }
   })
   if (SPLIT && !(app.env.DATABASE_URL && app.env.REDIS_URL)) throw new Error("BENCH_SPLIT=1 needs DATABASE_URL and REDIS_URL (processes share them)")
@@ -185,24 +222,38 @@ const main = async () => {
     const consoleBefore = (await run(Effect.flatMap(Bus, (bus) => bus.tail(CONSOLE_STREAMS.user, 1)))).at(-1)?.id ?? "0-0"
     const webhookBefore = (await sinks.report()).webhook.length
 
+    const [{ last: lastBefore }] = await app.query<{ last: number }>("SELECT coalesce(max(id), 0)::bigint AS last FROM alert_deliveries") as [{ last: number }]
     const t0wall = Date.now()
     await run(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "demo")).pipe(Effect.provide(ChainRepo.Default)))
     const stored = Date.now()
+    // CPU from here until everything is sent: is the machine saturated, and by whom? (A sample reads /proc: taken
+    // every 250 ms, it costs the app process about 1 % of a core.)
+    const cpuNow = () => {
+      const own = process.cpuUsage()
+      return {
+        app: (own.user + own.system) / 1000 + (alertProcess ? cpuOf([alertProcess.pid!]) ?? 0 : 0),
+        sinks: cpuOf([sinks.pid]), postgres: cpuOf(pidsOf("postgres")), redis: cpuOf(pidsOf("redis-server"))
+      }
+    }
+    const cpuSamples = [{ at: stored, ...cpuNow() }]
     await run(Effect.flatMap(Bus, (bus) => bus.publishMany(STREAMS.chainTx, messages)))
 
-    // Wait until the notifier has sent everything the fan-out recorded for this block.
+    // Wait until the notifier has sent everything the fan-out recorded for this block. A cheap probe (the channels of
+    // deliveries after the last one before the block, on their key), every 100 ms: the wait must not load the server
+    // it measures (latencies come from the sinks and the console stream, not from here).
     const deadline = Date.now() + 120_000
-    let owed = 0
     for (;;) {
-      const [r] = await app.query<{ owed: number; total: number }>(
-        `SELECT count(*) FILTER (WHERE c.status IN ('pending', 'sending', 'retrying'))::int AS owed, count(*)::int AS total
-         FROM alert_delivery_channels c JOIN alert_deliveries d ON d.id = c.delivery_id WHERE d.created_at >= $1`, [new Date(t0wall)])
-      owed = r!.owed
-      if ((r!.total > 0 && owed === 0) || Date.now() > deadline) break
-      await new Promise((res) => setTimeout(res, 50))
+      const [r] = await app.query<{ owed: boolean; any: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM alert_delivery_channels WHERE delivery_id > $1 AND status IN ('pending', 'sending', 'retrying')) AS owed,
+                EXISTS (SELECT 1 FROM alert_delivery_channels WHERE delivery_id > $1) AS any`, [lastBefore])
+      if ((r!.any && !r!.owed) || Date.now() > deadline) break
+      if (Date.now() - cpuSamples.at(-1)!.at >= 250) cpuSamples.push({ at: Date.now(), ...cpuNow() })
+      await new Promise((res) => setTimeout(res, 100))
     }
-    const [counts] = await app.query<{ deliveries: number; sent: number; matched_ms: number }>(
-      `SELECT count(DISTINCT d.id)::int AS deliveries, (extract(epoch FROM max(d.created_at)) * 1000)::float8 - ${stored} AS matched_ms, count(*) FILTER (WHERE c.status = 'sent')::int AS sent
+    cpuSamples.push({ at: Date.now(), ...cpuNow() })
+    const [counts] = await app.query<{ deliveries: number; sent: number; owed: number; matched_ms: number }>(
+      `SELECT count(DISTINCT d.id)::int AS deliveries, (extract(epoch FROM max(d.created_at)) * 1000)::float8 - ${stored} AS matched_ms, count(*) FILTER (WHERE c.status = 'sent')::int AS sent,
+              count(*) FILTER (WHERE c.status IN ('pending', 'sending', 'retrying'))::int AS owed
        FROM alert_deliveries d JOIN alert_delivery_channels c ON c.delivery_id = d.id WHERE d.created_at >= $1`, [new Date(t0wall)])
 
     const [spread] = await app.query<{ first_ms: number; last_ms: number; first_created_ms: number }>(
@@ -225,7 +276,7 @@ const main = async () => {
     const recordLat = [...consoleLat.record, ...webhookLat.record]
     const events = [...consoleLat.event, ...webhookLat.event]
 
-    console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}); unsent after wait: ${owed}; last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
+    console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}, unsent after the wait ${counts!.owed}); last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
     console.log("block stored → delivered      p50       p95       p99     count")
     const line = (name: string, xs: ReadonlyArray<number>) =>
       console.log(`  ${name.padEnd(26)} ${fmt(quantile(xs, 0.5)).padStart(8)}  ${fmt(quantile(xs, 0.95)).padStart(8)}  ${fmt(quantile(xs, 0.99)).padStart(8)}  ${String(xs.length).padStart(8)}`)
@@ -240,6 +291,19 @@ const main = async () => {
     console.log(" messenger messages (paced per chat; bundles of any type)")
     line("messenger", messengerLat)
     const p95 = quantile(recordLat, 0.95)
+    // CPU until the block's record alerts were all delivered (the first sample after the last), and until all was sent.
+    const cpuLine = (what: string, untilMs: number) => {
+      const first = cpuSamples[0]!
+      const last = cpuSamples.find((c) => c.at - stored >= untilMs) ?? cpuSamples.at(-1)!
+      const used = (k: "app" | "sinks" | "postgres" | "redis") => {
+        const a = first[k], b = last[k]
+        return a === null || b === null ? "—" : `${((b - a) / 1000).toFixed(2)} s`
+      }
+      console.log(`  ${what} (${((last.at - stored) / 1000).toFixed(2)} s): app ${used("app")}, sinks ${used("sinks")}, PostgreSQL ${used("postgres")}, Redis ${used("redis")}`)
+    }
+    console.log(`CPU time used from the block stored (${availableParallelism()} cores)`)
+    cpuLine("until the record alerts were delivered", Math.max(...recordLat))
+    cpuLine("until all was sent", Infinity)
     console.log(`target p95 ≤ 1000 ms for the block's record alerts: ${p95 <= 1000 ? "met" : "NOT met"} (${fmt(p95)}, ${backend})`)
 
     // Matching cost per record: the index against a scan of every subscription, same block, same process.
