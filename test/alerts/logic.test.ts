@@ -1,11 +1,13 @@
 /** Pure alert logic: schemas and defaults, the matching index against the plain predicate, convergence, cooldowns,
- * the budget, the messenger pacer, Standard Webhooks signatures (the convention's published vector) and SSRF checks. */
+ * the budget, the messenger pacer, Standard Webhooks signatures (the convention's published vector) and SSRF checks,
+ * the webhook POST limiter. */
 import { describe, expect, it } from "vitest"
 import { CreateAlertRequest, type AlertSpec } from "../../schema/http/alerts"
 import { ConvergenceWindow } from "../../server/domains/alerts/Convergence"
 import { MatchIndex, isLive, matchesEvent, naiveMatch, type Category, type MatchRecord, type Sub } from "../../server/domains/alerts/Matching"
 import { hourOf, nextRetryDelay, WEBHOOK_RETRY_MS, withinBudget } from "../../server/domains/alerts/Throttle"
 import { isPrivateAddress, isPrivateHostName, newWebhookSecret, sign, verify } from "../../server/domains/alerts/Webhooks"
+import { makeLimiter } from "../../server/domains/alerts/WebhookPost"
 import { contentOfRecord, messengerText, usd } from "../../server/domains/alerts/Format"
 
 const spec = (body: unknown): AlertSpec => CreateAlertRequest.parse(body) as unknown as AlertSpec
@@ -192,6 +194,46 @@ describe("Standard Webhooks signatures", () => {
     for (const ip of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700::1111"]) expect(isPrivateAddress(ip), ip).toBe(false)
     expect(isPrivateHostName("localhost")).toBe(true)
     expect(isPrivateHostName("hooks.example.com")).toBe(false)
+  })
+})
+
+describe("the webhook POST limiter", () => {
+  it("runs at most its limit at once, starts the rest in the order they came, and passes results and failures on", async () => {
+    const limit = makeLimiter(3)
+    let running = 0
+    let most = 0
+    const started: Array<number> = []
+    const gates: Array<() => void> = []
+    const task = (i: number) => () => new Promise<number>((resolve, reject) => {
+      running++
+      most = Math.max(most, running)
+      started.push(i)
+      gates[i] = () => {
+        running--
+        if (i === 4) reject(new Error("no"))
+        else resolve(i * 10)
+      }
+    })
+    const results = Array.from({ length: 2000 }, (_, i) => limit(task(i)).then((v) => v, (e: Error) => e.message))
+    await Promise.resolve()
+    expect(started).toEqual([0, 1, 2])
+    // Finish them as they start, out of order within each wave.
+    for (let done = 0; done < 2000;) {
+      const open = started.filter((i) => gates[i] !== undefined)
+      for (const i of open.reverse()) {
+        const g = gates[i]!
+        delete gates[i]
+        g()
+        done++
+      }
+      await new Promise((r) => setImmediate(r))
+    }
+    const values = await Promise.all(results)
+    expect(most).toBe(3)
+    expect(started).toEqual(Array.from({ length: 2000 }, (_, i) => i))
+    expect(values[4]).toBe("no")
+    expect(values[1999]).toBe(19990)
+    expect(values.filter((v) => typeof v === "number")).toHaveLength(1999)
   })
 })
 
