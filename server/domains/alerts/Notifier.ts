@@ -6,7 +6,8 @@
  *  - messenger `sendMessage` (HTML), paced per chat and globally, honouring 429 `retry_after`; several deliveries
  *              of one batch go out as one message; never to an unbound or disabled chat;
  *  - email     one message through the mail outbox (SMTP after commit, with its own retries);
- *  - webhook   one signed POST per delivery (Standard Webhooks), 15 s timeout; 410 disables the endpoint.
+ *  - webhook   one signed POST per delivery (Standard Webhooks), 15 s timeout; 410 disables the endpoint; a round's
+ *              POSTs share one fiber and the process's limit of POSTs in flight.
  * The per-user hourly budget counts deliveries; the overflow is marked `digested` and the retrier sends ONE digest
  * per user and window after it ends. Failed attempts are retried on a schedule; an exhausted one goes to
  * `dlq:notify`. Status, attempts and latency (event time → delivered) are recorded per channel.
@@ -189,7 +190,8 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     /**
      * A round's webhooks: signed POSTs through the process's limiter (plain promises, no fiber per POST), their
      * outcomes settled as they arrive, many per shared statement; a POST never waits for another's settling. If the
-     * round is stopped (a shutdown), no further POST starts; the ones in flight are retried when their lease ends.
+     * round is stopped (a shutdown) or fails, no further POST starts; the ones in flight are retried when their lease
+     * ends.
      */
     const webhookRound = (rows: ReadonlyArray<DeliveryRow>, settingsOf: (userId: number) => SettingsRow, tried: Set<DeliveryRow>) =>
       Effect.suspend(() => {
@@ -241,7 +243,8 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           while: () => left > 0 || arrived.length > 0,
           body: () => waitForMore.pipe(Effect.zipRight(settleArrived)),
           step: () => undefined
-        }).pipe(Effect.onInterrupt(() => Effect.sync(() => {
+        }).pipe(Effect.ensuring(Effect.sync(() => {
+          // Stopped or failed (its rows go back to the retrier): no further POST starts.
           stopped = true
         })))
       })
