@@ -273,23 +273,30 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         // One gate per alert and time: the further matches of an alert at the same block time are held whatever the
         // first one's answer (a block matches a broad alert many times), counted with it as `extra` (most of them
         // already at match time, see `matchRecord`).
-        const gates: Array<{ first: NewDelivery; at: number; extra: number }> = []
-        const byAlertAt = new Map<string, { first: NewDelivery; at: number; extra: number }>()
+        type Gate = { first: NewDelivery; at: number; extra: number }
+        const gates: Array<Gate> = []
+        const byAlert = new Map<number, Array<Gate>>()
         const folded = new Set<NewDelivery>()
+        // A round's items share a few block times: each text parsed once.
+        const times = new Map<string, number>()
         for (const i of items) {
           const seconds = DEFAULT_COOLDOWNS[i.type as keyof typeof DEFAULT_COOLDOWNS] ?? 0
           if (i.alertId === null || seconds <= 0) continue
-          const parsed = Date.parse(i.eventAt)
-          const at = Number.isFinite(parsed) ? parsed : Date.now()
-          const key = `${i.alertId}|${at}`
-          const gate = byAlertAt.get(key)
-          if (gate) {
+          let at = times.get(i.eventAt)
+          if (at === undefined) {
+            const parsed = Date.parse(i.eventAt)
+            times.set(i.eventAt, at = Number.isFinite(parsed) ? parsed : Date.now())
+          }
+          const own = byAlert.get(i.alertId)
+          const gate = own?.find((g) => g.at === at)
+          if (gate !== undefined) {
             gate.extra++
             folded.add(i)
             continue
           }
           const fresh = { first: i, at, extra: extras.get(i) ?? 0 }
-          byAlertAt.set(key, fresh)
+          if (own === undefined) byAlert.set(i.alertId, [fresh])
+          else own.push(fresh)
           gates.push(fresh)
         }
         if (gates.length === 0) return items

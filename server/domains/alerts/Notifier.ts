@@ -30,7 +30,7 @@ import { AppConfig } from "../../platform/Config"
 import { Bus, deadLetterStream } from "../../platform/infra/Bus"
 import { Kv } from "../../platform/infra/Kv"
 import { MailOutbox } from "../../platform/infra/MailOutbox"
-import { Metrics } from "../../platform/ops/Metrics"
+import { Metrics, type Cell, type Series } from "../../platform/ops/Metrics"
 import { makeBatcher } from "../../platform/infra/Batcher"
 import { AlertsConfig } from "./Config"
 import { digestOf, emailOf, messengerText, webhookBody } from "./Format"
@@ -121,9 +121,19 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
       Effect.gen(function* () {
         const now = Date.now()
         const dead: Array<Record<string, unknown>> = []
+        // A report holds thousands of outcomes of a few channels and statuses: their samples are looked up once.
+        const counts = new Map<string, Cell>()
+        const series = new Map<string, Series>()
         for (const { row, result } of outcomes) {
-          counter.inc({ channel: result.channel, status: result.status })
-          if (result.status === "sent") latency.observe({ channel: result.channel }, Math.max(0, now - row.event_at.getTime()) / 1000)
+          const key = `${result.channel}\u0000${result.status}`
+          let cell = counts.get(key)
+          if (cell === undefined) counts.set(key, cell = counter.cell({ channel: result.channel, status: result.status }))
+          cell.value++
+          if (result.status === "sent") {
+            let s = series.get(result.channel)
+            if (s === undefined) series.set(result.channel, s = latency.seriesOf({ channel: result.channel }))
+            latency.record(s, Math.max(0, now - row.event_at.getTime()) / 1000)
+          }
           if (result.status === "failed") {
             dead.push({ delivery_id: row.id, channel: row.channel, user_id: row.user_id, error: result.error ?? "", attempts: row.attempts + 1 })
           }

@@ -84,6 +84,22 @@ export interface ChannelResult {
 }
 
 /**
+ * Deliveries as one JSON parameter (`json_to_recordset`): written natively, where an array parameter per column is
+ * escaped element by element by the driver. A delivery's `data` goes in as the JSON it already has.
+ */
+const deliveriesJson = (ds: ReadonlyArray<NewDelivery>) => {
+  let out = "["
+  for (let i = 0; i < ds.length; i++) {
+    const d = ds[i]!
+    out += `${i === 0 ? "" : ","}{"alert_id":${d.alertId === null ? "null" : Math.trunc(d.alertId)},"user_id":${Math.trunc(d.userId)},` +
+      `"type":${JSON.stringify(d.type)},"record_key":${JSON.stringify(d.recordKey)},"title":${JSON.stringify(d.title)},` +
+      `"summary":${JSON.stringify(d.summary)},"data":${d.dataJson ?? JSON.stringify(d.data)},"channels":${JSON.stringify(d.channels.join(","))},` +
+      `"event_at":${JSON.stringify(d.eventAt)},"status":${JSON.stringify(d.status)},"test":${d.test === true}}`
+  }
+  return out + "]"
+}
+
+/**
  * Claimed rows in delivery order, sorted here: in the statement the sort of a block's rows (their content included)
  * spilled to disk.
  */
@@ -231,14 +247,12 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
       recordDeliveries: (ds: ReadonlyArray<NewDelivery>) =>
         ds.length === 0 ? Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>) : sql<{ id: number; user_id: number; fresh: boolean }>`
           WITH input AS (
-            SELECT * FROM unnest(${ds.map((d) => d.alertId)}::bigint[], ${ds.map((d) => d.userId)}::bigint[], ${ds.map((d) => d.type)}::text[],
-              ${ds.map((d) => d.recordKey)}::text[], ${ds.map((d) => d.title)}::text[], ${ds.map((d) => d.summary)}::text[],
-              ${ds.map((d) => d.dataJson ?? JSON.stringify(d.data))}::text[], ${ds.map((d) => d.channels.join(","))}::text[],
-              ${ds.map((d) => d.eventAt)}::timestamptz[], ${ds.map((d) => d.status)}::text[], ${ds.map((d) => d.test === true)}::boolean[])
-              AS t(alert_id, user_id, type, record_key, title, summary, data, channels, event_at, status, test)
+            SELECT * FROM json_to_recordset(${deliveriesJson(ds)}::json)
+              AS t(alert_id bigint, user_id bigint, type text, record_key text, title text, summary text, data jsonb, channels text,
+                   event_at timestamptz, status text, test boolean)
           ), ins AS (
             INSERT INTO alert_deliveries (alert_id, user_id, type, record_key, title, summary, data, channels, event_at, test)
-            SELECT alert_id, user_id, type, record_key, title, summary, data::jsonb, string_to_array(channels, ','), event_at, test FROM input
+            SELECT alert_id, user_id, type, record_key, title, summary, data, string_to_array(channels, ','), event_at, test FROM input
             ON CONFLICT (alert_id, record_key) WHERE alert_id IS NOT NULL DO NOTHING
             RETURNING id, user_id, alert_id, record_key, channels
           ), chans AS (
@@ -258,7 +272,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
         sql<DeliveryRow>`
           WITH claimed AS (
             UPDATE alert_delivery_channels c SET status = 'sending', next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
-            WHERE c.delivery_id = ANY(${ids}::bigint[]) AND c.status = 'pending'
+            WHERE c.delivery_id = ANY(string_to_array(${ids.join(",")}, ',')::bigint[]) AND c.status = 'pending'
             RETURNING c.delivery_id, c.channel, c.attempts)
           SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
           FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id`.pipe(Effect.map(inDeliveryOrder), die),
@@ -286,9 +300,8 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             next_attempt_at = CASE WHEN t.status = 'retrying' THEN now() + make_interval(secs => t.retry_ms / 1000.0) ELSE NULL END,
             delivered_at = CASE WHEN t.status = 'sent' THEN clock_timestamp() ELSE c.delivered_at END,
             latency_ms = CASE WHEN t.status = 'sent' THEN greatest(0, (extract(epoch FROM clock_timestamp() - d.event_at) * 1000)::bigint) ELSE c.latency_ms END
-          FROM unnest(${rs.map((r) => r.deliveryId)}::bigint[], ${rs.map((r) => r.channel)}::text[], ${rs.map((r) => r.status)}::text[],
-                      ${rs.map((r) => r.error)}::text[], ${rs.map((r) => r.retryInMs ?? 0)}::float8[], ${rs.map((r) => r.attempted)}::boolean[])
-               AS t(delivery_id, channel, status, error, retry_ms, attempted),
+          FROM json_to_recordset(${JSON.stringify(rs.map((r) => ({ delivery_id: r.deliveryId, channel: r.channel, status: r.status, error: r.error, retry_ms: r.retryInMs ?? 0, attempted: r.attempted })))}::json)
+               AS t(delivery_id bigint, channel text, status text, error text, retry_ms float8, attempted boolean),
                alert_deliveries d
           WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND d.id = t.delivery_id`.pipe(Effect.asVoid, die),
 
