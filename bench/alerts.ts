@@ -137,19 +137,39 @@ const pidsOf = (name: string): ReadonlyArray<number> => {
   }).map(Number)
 }
 
-/** CPU time (ms) these processes have used so far, from /proc (null without it; clock ticks taken as 100 a second). */
-const cpuOf = (pids: ReadonlyArray<number>): number | null => {
-  if (!existsSync("/proc/self/stat")) return null
-  let ticks = 0
+/** CPU time (ms) each of these processes has used so far, from /proc (clock ticks taken as 100 a second). */
+const cpuOf = (pids: ReadonlyArray<number>): Map<number, number> => {
+  const out = new Map<number, number>()
   for (const pid of pids) {
     try {
       const fields = /^\d+ \(.*\) (.*)$/s.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))![1]!.split(" ")
-      ticks += Number(fields[11]) + Number(fields[12]) // utime, stime
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * 10) // utime, stime
     } catch {
       // gone meanwhile
     }
   }
-  return ticks * 10
+  return out
+}
+
+/**
+ * The CPU time (ms) a set of processes has used since this was made: the ones running then from their time then, the
+ * ones started since from zero (the servers' processes are looked for again every second, as connections come and
+ * go). Null without /proc (not Linux).
+ */
+const cpuMeter = (find: () => ReadonlyArray<number>) => {
+  if (!existsSync("/proc/self/stat")) return () => null
+  let pids = find()
+  let foundAt = Date.now()
+  const base = cpuOf(pids)
+  return (): number | null => {
+    if (Date.now() - foundAt >= 1000) {
+      pids = find()
+      foundAt = Date.now()
+    }
+    let used = 0
+    for (const [pid, ms] of cpuOf(pids)) used += ms - (base.get(pid) ?? 0)
+    return used
+  }
 }
 
 const main = async () => {
@@ -226,14 +246,17 @@ const main = async () => {
     const t0wall = Date.now()
     await run(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "demo")).pipe(Effect.provide(ChainRepo.Default)))
     const stored = Date.now()
-    // CPU from here until everything is sent: is the machine saturated, and by whom? (A sample reads /proc: taken
-    // every 250 ms, it costs the app process about 1 % of a core.)
+    // CPU from here until everything is sent: is the machine saturated, and by whom? (A sample every 250 ms reads a
+    // few files of /proc.)
+    const ownBefore = process.cpuUsage()
+    const meters = {
+      alertProcess: alertProcess ? cpuMeter(() => [alertProcess.pid!]) : () => 0,
+      sinks: cpuMeter(() => [sinks.pid]), postgres: cpuMeter(() => pidsOf("postgres")), redis: cpuMeter(() => pidsOf("redis-server"))
+    }
     const cpuNow = () => {
-      const own = process.cpuUsage()
-      return {
-        app: (own.user + own.system) / 1000 + (alertProcess ? cpuOf([alertProcess.pid!]) ?? 0 : 0),
-        sinks: cpuOf([sinks.pid]), postgres: cpuOf(pidsOf("postgres")), redis: cpuOf(pidsOf("redis-server"))
-      }
+      const own = process.cpuUsage(ownBefore)
+      const other = meters.alertProcess()
+      return { app: (own.user + own.system) / 1000 + (other ?? 0), sinks: meters.sinks(), postgres: meters.postgres(), redis: meters.redis() }
     }
     const cpuSamples = [{ at: stored, ...cpuNow() }]
     await run(Effect.flatMap(Bus, (bus) => bus.publishMany(STREAMS.chainTx, messages)))
