@@ -53,6 +53,20 @@ const busContract = (it: Vitest.MethodsNonLive<Bus, true>) => {
       expect(yield* read(s, "c")).toEqual([])
     }))
 
+  it.effect("publishMany keeps thousands of payloads whole and in order, whatever their text holds", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const s = fresh("many")
+      const texts = ["line\nbreak", "crlf\r\n", "tab\tquote\"back\\slash", "unicode … → ≥ 🐋", "sep\u2028\u2029", "", "{\"n\":1}\n{\"n\":2}"]
+      const payloads = Array.from({ length: 2_345 }, (_, n) => ({ n, text: texts[n % texts.length]!, nested: { list: [n, null, true] } }))
+      const published = yield* bus.publishMany(s, payloads)
+      expect(published).toHaveLength(payloads.length)
+      expect(increasing(published)).toBe(true)
+      const back = yield* bus.rangeAfter(s, "0", 10_000)
+      expect(ids(back)).toEqual(published)
+      expect(back.map((e) => e.payload)).toEqual(payloads)
+    }))
+
   it.effect("a group made at `$` sees only later entries; every group gets every entry", () =>
     Effect.gen(function* () {
       const bus = yield* Bus

@@ -4,16 +4,10 @@
  * times more per call, which shows on hot paths such as the data API's quota). Lease renew/release are compare-and-act Lua scripts, sent by SHA with a fallback to the
  * source when the server's script cache does not have them (after a restart or `SCRIPT FLUSH`).
  */
-import { createHash } from "node:crypto"
 import { Clock, Effect, Option } from "effect"
 import { GATE_HELD_TTL_MS, GATE_SLACK_MS, SLOT_SLACK_MS, type KvShape } from "./KvShape"
-import { type NodeRedis, RedisClient } from "./Redis"
+import { evalScript, RedisClient, script } from "./Redis"
 
-interface Script {
-  readonly source: string
-  readonly sha: string
-}
-const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
 
 /** KEYS… counters, ARGV[1] ttl seconds[, ARGV[2] increment] → their new values (the expiry set only where there is none). */
 const INCR_WINDOW = script(
@@ -74,13 +68,6 @@ const packable = (text: string) => {
   return text
 }
 
-const evalScript = <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>): Promise<A> => {
-  const tail = [String(keys.length), ...keys, ...args]
-  return client.sendCommand<A>(["EVALSHA", s.sha, ...tail]).catch((error: unknown) => {
-    if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.sendCommand<A>(["EVAL", s.source, ...tail])
-    throw error
-  })
-}
 
 const positiveInteger = (what: string, n: number) => {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`Kv: ${what} must be a positive integer, got ${n}`)

@@ -15,9 +15,26 @@
  * - Building the layer fails with `RedisConnectError` when Redis does not answer within `connectTimeoutMs`.
  */
 import { Context, Data, Duration, Effect, Layer, Redacted, Runtime, Schedule } from "effect"
+import { createHash } from "node:crypto"
 import { createClient, type RedisClientType } from "redis"
 
 export type NodeRedis = RedisClientType
+
+/** A Lua script, sent by SHA (`evalScript`), with its source for a server whose script cache lacks it. */
+export interface Script {
+  readonly source: string
+  readonly sha: string
+}
+export const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
+
+/** Runs a script by SHA, sending the source when the server does not have it (after a restart or `SCRIPT FLUSH`). */
+export const evalScript = <A = number>(client: NodeRedis, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>): Promise<A> => {
+  const tail = [String(keys.length), ...keys, ...args]
+  return client.sendCommand<A>(["EVALSHA", s.sha, ...tail]).catch((error: unknown) => {
+    if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.sendCommand<A>(["EVAL", s.source, ...tail])
+    throw error
+  })
+}
 
 export interface RedisOptions {
   readonly url: string | Redacted.Redacted<string>
