@@ -49,11 +49,43 @@ interface Matched {
   readonly extras: ReadonlyMap<NewDelivery, number>
 }
 
+/** A run's first match of an alert with a cooldown at one block time, and how many more matches it folded. */
+interface Fold {
+  readonly sub: Sub
+  readonly ts: string
+  readonly first: NewDelivery
+  extra: number
+}
+
 /**
- * A run's first match of each alert with a cooldown, per block time, and how many more it folded. Keyed by the
- * index's Sub object (a run matches against one index): no key string per match, of which a block makes ~100k.
+ * The folds of a run (records matched synchronously against one index), found by the alert's slot in the index: its
+ * latest fold in a flat array — a block's records share one time, so a match costs one read and one compare (a block
+ * makes ~350k matches) — and its earlier ones, of a run over several blocks, in a map.
  */
-type Folds = Map<Sub, Array<{ readonly ts: string; readonly first: NewDelivery; extra: number }>>
+class Folds {
+  readonly all: Array<Fold> = []
+  private readonly latest: Array<Fold | undefined>
+  private readonly earlier = new Map<Sub, Array<Fold>>()
+  constructor(slots: number) {
+    this.latest = new Array<Fold | undefined>(slots).fill(undefined)
+  }
+  find(sub: Sub, ts: string): Fold | undefined {
+    const f = this.latest[sub.slot!]
+    if (f === undefined || f.sub !== sub) return undefined
+    return f.ts === ts ? f : this.earlier.get(sub)?.find((e) => e.ts === ts)
+  }
+  add(fold: Fold) {
+    const slot = fold.sub.slot!
+    const previous = this.latest[slot]
+    if (previous !== undefined && previous.sub === fold.sub) {
+      const list = this.earlier.get(fold.sub)
+      if (list === undefined) this.earlier.set(fold.sub, [previous])
+      else list.push(previous)
+    }
+    this.latest[slot] = fold
+    this.all.push(fold)
+  }
+}
 
 /**
  * A record's key in alerts: `tx:<recordId>`. Stored (alert_deliveries.record_key, whose unique key makes a redelivered
@@ -357,8 +389,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       const contents = new Map<string, Content>()
       for (const matched of index.matchRecord(m)) {
         const foldable = folds !== undefined && DEFAULT_COOLDOWNS[matched.spec.type] > 0
-        const seen = foldable ? folds.get(matched) : undefined
-        const fold = seen?.find((f) => f.ts === m.ts)
+        const fold = foldable ? folds.find(matched, m.ts) : undefined
         if (fold !== undefined) {
           fold.extra++
           continue
@@ -368,11 +399,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         let content = contents.get(sub.spec.type)
         if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
         const item = delivery(sub, key, content, m.ts)
-        if (foldable) {
-          const entry = { ts: m.ts, first: item, extra: 0 }
-          if (seen === undefined) folds.set(matched, [entry])
-          else seen.push(entry)
-        }
+        if (foldable) folds.add({ sub: matched, ts: m.ts, first: item, extra: 0 })
         out.push(item)
       }
       return out
@@ -396,15 +423,15 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         const now = Date.now()
         let items: Array<NewDelivery> = []
         let buys: Array<Buy> = []
-        let folds: Folds = new Map()
+        let folds = new Folds(index.slots)
         const flush = Effect.suspend(() => {
           if (items.length === 0 && buys.length === 0) return Effect.void
           const extras = new Map<NewDelivery, number>()
-          for (const list of folds.values()) for (const f of list) if (f.extra > 0) extras.set(f.first, f.extra)
+          for (const f of folds.all) if (f.extra > 0) extras.set(f.first, f.extra)
           const taken: Matched = { items, buys, extras }
           items = []
           buys = []
-          folds = new Map()
+          folds = new Folds(index.slots)
           return submit([taken])
         })
         for (const m of messages) {

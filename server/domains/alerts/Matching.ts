@@ -34,6 +34,11 @@ export interface Sub {
   readonly enabled: boolean
   /** Epoch ms, or null. */
   readonly snoozedUntil: number | null
+  /**
+   * A small number of its own in the index that holds it (set by `upsert`, reused after `remove`): callers keep
+   * per-alert state of a pass over many records in flat arrays instead of maps.
+   */
+  slot?: number
 }
 
 /** `ETH` and `WETH` name the same token (native ETH is recorded as WETH). */
@@ -175,6 +180,8 @@ const minUsdOf = (spec: AlertSpec): number => {
 
 export class MatchIndex {
   private readonly subs = new Map<number, Sub>()
+  private readonly freeSlots: Array<number> = []
+  private slotCount = 0
   private readonly maps = {
     cat: new Map<string, Bucket>(),
     wallet: new Map<string, Bucket>(),
@@ -194,9 +201,15 @@ export class MatchIndex {
     return this.subs.values()
   }
 
+  /** Slots given out so far (each `Sub.slot` is below this). */
+  get slots() {
+    return this.slotCount
+  }
+
   /** Adds or replaces a subscription. */
   upsert(sub: Sub) {
     this.remove(sub.id)
+    sub.slot = this.freeSlots.pop() ?? this.slotCount++
     this.subs.set(sub.id, sub)
     const entry = { sub, minUsd: minUsdOf(sub.spec) }
     for (const [kind, key] of placesOf(sub.spec)) push(this.maps[kind], key, entry)
@@ -206,6 +219,7 @@ export class MatchIndex {
     const old = this.subs.get(id)
     if (!old) return
     this.subs.delete(id)
+    this.freeSlots.push(old.slot!)
     for (const [kind, key] of placesOf(old.spec)) pull(this.maps[kind], key, id)
   }
 
