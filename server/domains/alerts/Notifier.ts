@@ -219,9 +219,15 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           void postLimit(async () => {
             if (stopped) return
             tried.add(r)
-            const id = `alert_${r.id}`
-            const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
-            const res = await postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate)
+            let res: PostResult
+            try {
+              const id = `alert_${r.id}`
+              const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
+              res = await postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate)
+            } catch (error) {
+              // Building or signing the request failed (postWebhook itself never throws): a failed attempt, retried.
+              res = { error: `could not send: ${error instanceof Error ? error.message : String(error)}` }
+            }
             arrived.push({ row: r, res })
           }).finally(() => {
             left--

@@ -6,7 +6,7 @@
  *                     after its `whsec_` prefix
  * plus the address checks that keep a user's URL from reaching private networks (SSRF).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto"
 import { isIP } from "node:net"
 
 export const SECRET_PREFIX = "whsec_"
@@ -14,7 +14,19 @@ export const SECRET_PREFIX = "whsec_"
 /** A fresh per-user signing secret: `whsec_` + base64 of 24 random bytes. */
 export const newWebhookSecret = () => SECRET_PREFIX + randomBytes(24).toString("base64")
 
-const keyOf = (secret: string) => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64")
+/** Signing keys by secret, decoded once (a round signs thousands of POSTs with a few hundred users' secrets). */
+const keys = new Map<string, KeyObject>()
+const KEYS_KEPT = 10_000
+
+const keyOf = (secret: string): KeyObject => {
+  let key = keys.get(secret)
+  if (key === undefined) {
+    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64"))
+    if (keys.size >= KEYS_KEPT) keys.clear()
+    keys.set(secret, key)
+  }
+  return key
+}
 
 export const sign = (secret: string, id: string, timestamp: number, body: string | Uint8Array): string => {
   const hmac = createHmac("sha256", keyOf(secret))
