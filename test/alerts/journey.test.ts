@@ -130,6 +130,20 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(await app.query("SELECT 1 FROM alert_delivery_channels WHERE delivery_id = $1", [item.id])).toHaveLength(0)
   })
 
+  it("records and delivers a record whose texts hold a lone surrogate, stored as U+FFFD", async () => {
+    const t = newToken()
+    const created = await post("/api/alerts", { type: "whale_trade", params: { token: t.symbol, side: "buy", min_usd: 100_000 }, channels: ["console"] })
+    expect(created.status).toBe(200)
+    expect((await feed(record({ ...t, usd: 300_000, wallet_label: "Odd \ud800 whale" }))).status).toBe(200)
+    const stored = () => app.query<{ summary: string; label: string }>(
+      "SELECT summary, data->>'wallet_label' AS label FROM alert_deliveries WHERE alert_id = $1", [created.body.id])
+    await waitFor(async () => (await stored()).length === 1, 10_000)
+    const [row] = await stored()
+    expect(row!.summary).toContain("Odd \ufffd whale")
+    expect(row!.label).toBe("Odd \ufffd whale")
+    await waitFor(async () => (await consoleEvents()).some((e) => e.kind === "alert" && e.data.alert_id === created.body.id), 10_000)
+  })
+
   it("sends nothing twice when a notify message is handled again (a crash between delivery and ack)", async () => {
     const t = newToken()
     await post("/api/alerts", { type: "whale_trade", params: { token: t.symbol }, channels: ["messenger"] })

@@ -83,11 +83,28 @@ export interface ChannelResult {
   readonly attempted: boolean
 }
 
+/** A lone UTF-16 surrogate (from JSON a caller fed in): PostgreSQL refuses its JSON escape, so it becomes U+FFFD. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+const wellFormed = (text: string) => text.replace(LONE_SURROGATE, "\ufffd")
+/** JSON.stringify writes a lone surrogate as `\udXXX` (a pair is written as is): such an escape means one is there. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+
 /**
  * Deliveries as one JSON parameter (`json_to_recordset`): written natively, where an array parameter per column is
- * escaped element by element by the driver. A delivery's `data` goes in as the JSON it already has.
+ * escaped element by element by the driver. A delivery's `data` goes in as the JSON it already has; a lone surrogate
+ * anywhere becomes U+FFFD (the statement would fail, and with it every delivery of the round).
  */
-const deliveriesJson = (ds: ReadonlyArray<NewDelivery>) => {
+const deliveriesJson = (ds: ReadonlyArray<NewDelivery>): string => {
+  const out = deliveriesText(ds)
+  if (!SURROGATE_ESCAPE.test(out)) return out
+  // Rare: written again with every text made well-formed (a literal backslash-u in a text may also have brought us here).
+  return deliveriesText(ds.map((d) => ({
+    ...d, type: wellFormed(d.type), recordKey: wellFormed(d.recordKey), title: wellFormed(d.title), summary: wellFormed(d.summary),
+    eventAt: wellFormed(d.eventAt), dataJson: JSON.stringify(d.data, (_key, value: unknown) => (typeof value === "string" ? wellFormed(value) : value))
+  })))
+}
+
+const deliveriesText = (ds: ReadonlyArray<NewDelivery>): string => {
   let out = "["
   for (let i = 0; i < ds.length; i++) {
     const d = ds[i]!
