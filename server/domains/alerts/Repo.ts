@@ -83,7 +83,10 @@ export interface ChannelResult {
   readonly attempted: boolean
 }
 
-/** A lone UTF-16 surrogate (from JSON a caller fed in): PostgreSQL refuses its JSON escape, so it becomes U+FFFD. */
+/**
+ * A lone UTF-16 surrogate (from JSON a caller fed in, or another server's error text): PostgreSQL refuses its JSON
+ * escape, so it becomes U+FFFD.
+ */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 const wellFormed = (text: string) => text.replace(LONE_SURROGATE, "\ufffd")
 /** JSON.stringify writes a lone surrogate as `\udXXX` (a pair is written as is): such an escape means one is there. */
@@ -317,7 +320,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             next_attempt_at = CASE WHEN t.status = 'retrying' THEN now() + make_interval(secs => t.retry_ms / 1000.0) ELSE NULL END,
             delivered_at = CASE WHEN t.status = 'sent' THEN clock_timestamp() ELSE c.delivered_at END,
             latency_ms = CASE WHEN t.status = 'sent' THEN greatest(0, (extract(epoch FROM clock_timestamp() - d.event_at) * 1000)::bigint) ELSE c.latency_ms END
-          FROM json_to_recordset(${JSON.stringify(rs.map((r) => ({ delivery_id: r.deliveryId, channel: r.channel, status: r.status, error: r.error, retry_ms: r.retryInMs ?? 0, attempted: r.attempted })))}::json)
+          FROM json_to_recordset(${JSON.stringify(rs.map((r) => ({ delivery_id: r.deliveryId, channel: r.channel, status: r.status, error: r.error === null ? null : wellFormed(r.error), retry_ms: r.retryInMs ?? 0, attempted: r.attempted })))}::json)
                AS t(delivery_id bigint, channel text, status text, error text, retry_ms float8, attempted boolean),
                alert_deliveries d
           WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND d.id = t.delivery_id`.pipe(Effect.asVoid, die),
