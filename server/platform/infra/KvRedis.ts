@@ -8,7 +8,6 @@ import { Clock, Effect, Option } from "effect"
 import { GATE_HELD_TTL_MS, GATE_SLACK_MS, SLOT_SLACK_MS, type KvShape } from "./KvShape"
 import { evalScript, RedisClient, script } from "./Redis"
 
-
 /** KEYS… counters, ARGV[1] ttl seconds[, ARGV[2] increment] → their new values (the expiry set only where there is none). */
 const INCR_WINDOW = script(
   `local by = tonumber(ARGV[2] or '1') local out = {} for i, k in ipairs(KEYS) do out[i] = redis.call('INCRBY', k, by) redis.call('EXPIRE', k, ARGV[1], 'NX') end return out`
@@ -67,7 +66,6 @@ const packable = (text: string) => {
   if (text.includes("\t") || text.includes("\n")) throw new RangeError(`Kv: a gate key or id may not hold a tab or a newline: ${JSON.stringify(text)}`)
   return text
 }
-
 
 const positiveInteger = (what: string, n: number) => {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`Kv: ${what} must be a positive integer, got ${n}`)
