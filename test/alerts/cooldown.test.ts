@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ActorRegistry } from "../../actors/runtime/Registry"
 import { createUser, login } from "../support/auth"
 import { freshDatabase, realDatabaseUrl, realRedisUrl, startApp, type TestApp } from "../support/harness"
@@ -21,9 +21,9 @@ describe(shared ? "cooldowns across two fan-out processes" : "cooldowns in one p
     for (const c of cleanups.reverse()) await c().catch(() => undefined)
   })
 
-  it("fires a noisy alert once per cooldown and folds the rest into its next message", async () => {
-    const env = { INTERNAL_SECRET: "test-internal-secret-value", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000" }
-    const apps: Array<TestApp> = []
+  const env = { INTERNAL_SECRET: "test-internal-secret-value", DEMO_HISTORY_BLOCKS: "0", DEMO_BLOCK_MS: "600000" }
+  const apps: Array<TestApp> = []
+  beforeAll(async () => {
     if (shared) {
       const db = await freshDatabase(realDatabaseUrl!)
       cleanups.push(db.drop)
@@ -38,6 +38,9 @@ describe(shared ? "cooldowns across two fan-out processes" : "cooldowns in one p
       cleanups.push(() => app.close())
       apps.push(app)
     }
+  }, 180_000)
+
+  it("fires a noisy alert once per cooldown and folds the rest into its next message", async () => {
     const [first] = apps as [TestApp]
     await createUser(first, { email: "noisy@example.com", tier: "whale" })
     const token = (await login(first, "noisy@example.com")).token
@@ -78,4 +81,25 @@ describe(shared ? "cooldowns across two fan-out processes" : "cooldowns in one p
     const [latest] = await history()
     expect(latest.data.folded).toBe(5)
   }, 240_000)
+
+  it("folds a batch spanning several block times per block time, whichever order they come in", async () => {
+    const [first] = apps as [TestApp]
+    await createUser(first, { email: "batch@example.com", tier: "whale" })
+    const token = (await login(first, "batch@example.com")).token
+    const t = newToken()
+    const alert = await call(first, "POST", "/api/alerts", { token, body: { type: "whale_trade", params: { token: t.symbol, side: "any", min_usd: 100_000 }, channels: ["console"] } })
+    expect(alert.status, JSON.stringify(alert.body)).toBe(200)
+    // Three block times a cooldown (60 s) apart, interleaved in one batch: a later time's match comes between two of an
+    // earlier one's. Each time sends once; the next send says how many the time before it folded.
+    const start = Date.now() - 20 * 60_000
+    const at = (k: number) => new Date(start + k * 61_000).toISOString()
+    const times = [0, 1, 0, 1, 0, 2]
+    const records = times.map((k, i) => record({ ...t, wallet: newWallet(), usd: 200_000 + i, ts: at(k) }))
+    const fed = await call(first, "POST", "/api/alerts/dispatch", { body: { records }, headers: internalHeaders(first) })
+    expect(fed.status, JSON.stringify(fed.body)).toBe(200)
+    const history = async () => ((await call(first, "GET", "/api/alerts/history", { token })).body.items as Array<any>).filter((i) => i.alert_id === alert.body.id)
+    await waitFor(async () => (await history()).length >= 3 && (await Promise.all(apps.map(settled))).every(Boolean), 20_000, 50)
+    const sent = (await history()).sort((a, b) => Date.parse(a.event_at) - Date.parse(b.event_at))
+    expect(sent.map((d) => [d.event_at, d.data.folded])).toEqual([[at(0), undefined], [at(1), 2], [at(2), 1]])
+  }, 120_000)
 })
