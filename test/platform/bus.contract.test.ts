@@ -67,6 +67,21 @@ const busContract = (it: Vitest.MethodsNonLive<Bus, true>) => {
       expect(back.map((e) => e.payload)).toEqual(payloads)
     }))
 
+  it.effect("publishMany keeps order and ids across the parts of a publish too large for one call (by count and by size)", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const s = fresh("parts")
+      // Past 5,000 entries, and past 4 MB of text in a few large entries: several script calls on Redis.
+      const small = Array.from({ length: 5_100 }, (_, n) => ({ n }))
+      const large = Array.from({ length: 11 }, (_, n) => ({ n, blob: String.fromCharCode(97 + n).repeat(500_000) }))
+      const published = [...yield* bus.publishMany(s, small), ...yield* bus.publishMany(s, large)]
+      expect(published).toHaveLength(small.length + large.length)
+      expect(increasing(published)).toBe(true)
+      const back = yield* bus.rangeAfter(s, "0", 10_000)
+      expect(ids(back)).toEqual(published)
+      expect(back.map((e) => e.payload)).toEqual([...small, ...large])
+    }))
+
   it.effect("a group made at `$` sees only later entries; every group gets every entry", () =>
     Effect.gen(function* () {
       const bus = yield* Bus

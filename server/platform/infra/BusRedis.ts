@@ -21,8 +21,13 @@ export interface BusRedisOptions {
 }
 
 const DEFAULT_MAX_LEN = 100_000
-/** Entries per script call in `publishMany` (Redis runs a script alone: a call stays short). */
-const PUBLISH_CHUNK = 1000
+/**
+ * Entries and characters per script call in `publishMany` (Redis runs a script alone: a call stays short — a few ms).
+ * A whole block (2,400 records at worst) goes in one call, so a consumer's read finds it whole: a block split over
+ * two reads was matched and written in two rounds, one after the other.
+ */
+const PUBLISH_CHUNK = 5000
+const PUBLISH_CHUNK_CHARS = 4_000_000
 
 /**
  * `publishMany`'s XADDs in one script call: KEYS[1] the stream, ARGV[1] the trim target, ARGV[2] the payloads' JSON
@@ -98,8 +103,12 @@ const make = (options: BusRedisOptions) =>
       const key = redis.key(stream)
       const jsons = payloads.map(encodePayload)
       const ids: Array<string> = []
-      for (let start = 0; start < jsons.length; start += PUBLISH_CHUNK) {
-        const packed = jsons.slice(start, start + PUBLISH_CHUNK).join("\n")
+      for (let start = 0; start < jsons.length;) {
+        let end = start + 1
+        let chars = jsons[start]!.length
+        while (end < jsons.length && end - start < PUBLISH_CHUNK && chars + jsons[end]!.length <= PUBLISH_CHUNK_CHARS) chars += jsons[end++]!.length
+        const packed = jsons.slice(start, end).join("\n")
+        start = end
         const replies = yield* redis.run("XADD (packed)", (c) => evalScript<ReadonlyArray<string>>(c, PUBLISH_PACKED, [key], [String(maxLen ?? defaultMaxLen), packed]))
         for (const id of replies) ids.push(id)
       }
