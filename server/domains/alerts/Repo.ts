@@ -119,11 +119,59 @@ const deliveriesText = (ds: ReadonlyArray<NewDelivery>): string => {
   return out + "]"
 }
 
+/** A claimed delivery with its claimed channels (content once per delivery, not once per channel). */
+interface ClaimedRow {
+  readonly id: number
+  readonly alert_id: number | null
+  readonly user_id: number
+  readonly type: string
+  readonly title: string
+  readonly summary: string
+  /** The `data` JSON as text: deliveries of one record share it, and it is parsed once per text. */
+  readonly data: string
+  readonly event_ms: number
+  readonly test: boolean
+  /** The claimed channels and their attempts so far, comma-separated, in channel order. */
+  readonly channels: string
+  readonly attempts: string
+}
+
 /**
- * Claimed rows in delivery order, sorted here: in the statement the sort of a block's rows (their content included)
- * spilled to disk.
+ * The rest of a claim statement after its `claimed` CTE (the claimed channel rows): the channels grouped per delivery
+ * first (small rows), then each delivery's content read once. Returning the content per channel row made the
+ * driver parse a block's content twice over; a delivery's time comes as epoch milliseconds (a date text's parse is
+ * dear).
  */
-const inDeliveryOrder = (rows: ReadonlyArray<DeliveryRow>) => [...rows].sort((a, b) => a.id - b.id)
+const CLAIMED = `per AS (
+    SELECT delivery_id, string_agg(channel, ',' ORDER BY channel) AS channels, string_agg(attempts::text, ',' ORDER BY channel) AS attempts
+    FROM claimed GROUP BY delivery_id)
+  SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data::text AS data, (extract(epoch FROM d.event_at) * 1000)::float8 AS event_ms,
+         d.test, per.channels, per.attempts
+  FROM per JOIN alert_deliveries d ON d.id = per.delivery_id`
+
+/**
+ * Claimed rows as one row per channel, in delivery order (sorted here: in the statement the sort of a block's rows,
+ * their content included, spilled to disk). A delivery's channel rows share its content; equal `data` texts (one
+ * record's deliveries) share one parsed object. Rows are read, never changed.
+ */
+const channelRows = (rows: ReadonlyArray<ClaimedRow>): Array<DeliveryRow> => {
+  const parsed = new Map<string, Record<string, unknown>>()
+  const out: Array<DeliveryRow> = []
+  for (const r of [...rows].sort((a, b) => a.id - b.id)) {
+    let data = parsed.get(r.data)
+    if (data === undefined) parsed.set(r.data, data = JSON.parse(r.data) as Record<string, unknown>)
+    const eventAt = new Date(r.event_ms)
+    const channels = r.channels.split(",")
+    const attempts = r.attempts.split(",")
+    for (let i = 0; i < channels.length; i++) {
+      out.push({
+        id: r.id, alert_id: r.alert_id, user_id: r.user_id, type: r.type, title: r.title, summary: r.summary, data, event_at: eventAt,
+        test: r.test, channel: channels[i]!, attempts: Number(attempts[i])
+      })
+    }
+  }
+  return out
+}
 
 const SUB_COLUMNS = "id, user_id, type, name, params, channels, enabled, snoozed_until, last_fired_at, created_at, updated_at"
 /** Advisory lock namespaces: per-user alert creation and custom-wallet creation (the count checks). */
@@ -289,26 +337,24 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
 
       /** Claims the `pending` channels of these deliveries for sending (a lease: reclaimed if the sender dies). */
       claimPending: (ids: ReadonlyArray<number>, leaseSeconds: number) =>
-        sql<DeliveryRow>`
+        sql<ClaimedRow>`
           WITH claimed AS (
             UPDATE alert_delivery_channels c SET status = 'sending', next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
             WHERE c.delivery_id = ANY(string_to_array(${ids.join(",")}, ',')::bigint[]) AND c.status = 'pending'
-            RETURNING c.delivery_id, c.channel, c.attempts)
-          SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
-          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id`.pipe(Effect.map(inDeliveryOrder), die),
+            RETURNING c.delivery_id, c.channel, c.attempts),
+          ${sql.literal(CLAIMED)}`.pipe(Effect.map(channelRows), die),
 
       /** Claims channels due for a retry, and `sending` ones whose lease ran out (their sender died). */
       claimDue: (limit: number, leaseSeconds: number) =>
-        sql<DeliveryRow>`
+        sql<ClaimedRow>`
           WITH claimed AS (
             UPDATE alert_delivery_channels c SET status = 'sending', next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
             FROM (SELECT delivery_id, channel FROM alert_delivery_channels
                   WHERE status IN ('retrying', 'sending') AND next_attempt_at <= now()
                   ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
             WHERE c.delivery_id = due.delivery_id AND c.channel = due.channel
-            RETURNING c.delivery_id, c.channel, c.attempts)
-          SELECT d.id, d.alert_id, d.user_id, d.type, d.title, d.summary, d.data, d.event_at, d.test, k.channel, k.attempts
-          FROM claimed k JOIN alert_deliveries d ON d.id = k.delivery_id`.pipe(Effect.map(inDeliveryOrder), die),
+            RETURNING c.delivery_id, c.channel, c.attempts),
+          ${sql.literal(CLAIMED)}`.pipe(Effect.map(channelRows), die),
 
       /** Records the outcome of attempts; latency is event time → now for sent ones. */
       settle: (rs: ReadonlyArray<ChannelResult>) =>
