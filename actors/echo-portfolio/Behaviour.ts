@@ -16,7 +16,6 @@ import { EchoBook } from "../../server/domains/echo/Book"
 import type { EchoError } from "../../server/domains/echo/Errors"
 import { EchoRepo } from "../../server/domains/echo/Repo"
 import { Bus } from "../../server/platform/infra/Bus"
-import { makeBatcher } from "../../server/platform/infra/Batcher"
 import { streamActor } from "../runtime/Actor"
 import { EchoEntities } from "./Entities"
 import { EchoCommand } from "./Protocol"
@@ -106,10 +105,10 @@ export const EchoWatchActor = streamActor({
   stream: STREAMS.chainTx,
   schema: ChainStreamMessage,
   startFrom: "$",
-  // A read's handlers join one round, handled in stream order: one query for the followers of all its wallets.
-  batch: 256,
-  concurrency: 256,
-  behaviour: Effect.gen(function* () {
+  // A read's messages in one call (no fiber per message), in stream order: one query for the followers of all its wallets
+  // (a whole block in one read).
+  batch: 4096,
+  behaviourMany: Effect.gen(function* () {
     const repo = yield* EchoRepo
     const entities = yield* EchoEntities
     const bus = yield* Bus
@@ -143,7 +142,7 @@ export const EchoWatchActor = streamActor({
       yield* repo.deleteShadowsOf(m.tx_hash, m.log_index)
     })
 
-    const round = makeBatcher<ChainStreamMessage>((messages) => Effect.gen(function* () {
+    return (messages: ReadonlyArray<ChainStreamMessage>) => Effect.gen(function* () {
       // In order: the records before a retraction are copied before it is handled (it may take one of their copies back).
       let records: Array<ChainTxMessage> = []
       for (const m of messages) {
@@ -157,7 +156,6 @@ export const EchoWatchActor = streamActor({
         yield* retract(m)
       }
       yield* autoCopies(records)
-    }))
-    return (m: ChainStreamMessage) => round([m])
+    })
   })
 })

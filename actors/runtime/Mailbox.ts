@@ -29,8 +29,22 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       Effect.tap((info) => Effect.sync(() => handle.update({ lag: info.lag, pending: info.pending, deadLetters: info.deadLetters })))
     )
 
-    /** The message of an entry, or null when it was dead-lettered (delivered too often, or not a valid message). */
-    const admit = (entry: StreamEntry): Effect.Effect<{ readonly message: M } | null> =>
+    /**
+     * The message of an entry, or null when it was dead-lettered (delivered too often, or not a valid message). The
+     * usual case is answered synchronously (a read holds thousands of entries); only a rejection needs effects.
+     */
+    const admit = (entry: StreamEntry): Effect.Effect<{ readonly message: M } | null> => {
+      const accepted = accept(entry)
+      return accepted !== null ? Effect.succeed(accepted) : reject(entry)
+    }
+    /** The message of an entry fit to handle (not delivered too often, valid), else null. */
+    const accept = (entry: StreamEntry): { readonly message: M } | null => {
+      if (entry.deliveries > settings.maxDeliveries) return null
+      const parsed = def.schema.safeParse(entry.payload)
+      return parsed.success ? { message: parsed.data } : null
+    }
+    /** Dead-letters an entry `accept` refused. */
+    const reject = (entry: StreamEntry): Effect.Effect<null> =>
       Effect.gen(function* () {
         if (entry.deliveries > settings.maxDeliveries) {
           const last = handle.get().lastError ?? "unknown"
@@ -44,9 +58,8 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
           yield* bus.deadLetter(stream, group, entry, `invalid message: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
           handle.deadLettered()
           yield* Effect.logWarning(`dead-lettered invalid message ${stream} ${entry.id}`)
-          return null
         }
-        return { message: parsed.data }
+        return null
       })
 
     /**
@@ -90,7 +103,7 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
           // One call for the read's valid messages, in stream order.
           const admitted: Array<{ readonly id: string; readonly message: M }> = []
           for (const entry of entries) {
-            const a = yield* admit(entry)
+            const a = accept(entry) ?? (yield* reject(entry))
             if (a !== null) admitted.push({ id: entry.id, message: a.message })
           }
           if (admitted.length === 0) return

@@ -3,8 +3,9 @@
  * some users watch, publishes one `UserEvent` (kind `watchlist`) per watcher on `console.user`; the hub relays it
  * on that user's `user:<id>` topic, so the /watchlist page updates prices and flows live. Retractions (reorgs)
  * are published too (`data.retracted: true`) so a page can drop the trade it showed.
- * No state: who watches a token is read from the database, one query per read of the stream (the handlers of one read
- * join one round: a 2,400-record block costs one query, not 2,400), so an item added a moment ago gets the next trade.
+ * No state: who watches a token is read from the database, one query per read of the stream (a read's messages are
+ * handled in one call: a 2,400-record block costs one query, not 2,400), so an item added a moment ago gets the next
+ * trade.
  * Idempotency: each event carries `messageId` = `wl:<record messageId>:<user>`; a redelivered record republishes
  * the same ids, and a live price update shown twice changes nothing.
  */
@@ -13,7 +14,6 @@ import { CONSOLE_STREAMS } from "../../schema/ws"
 import { ChainStreamMessage, isRetraction, STREAMS } from "../../schema/streams"
 import type { WatchlistLive } from "../../schema/http/watchlist"
 import { Bus } from "../../server/platform/infra/Bus"
-import { makeBatcher } from "../../server/platform/infra/Batcher"
 import { Watchlist } from "../../server/domains/watchlist/Watchlist"
 import { streamActor } from "../runtime/Actor"
 
@@ -23,13 +23,13 @@ export const WatchlistLiveActor = streamActor({
   group: "watchlist-live",
   schema: ChainStreamMessage,
   startFrom: "$",
-  // A read's handlers join one round (one query for the watchers of all its tokens, one publish), in stream order.
-  batch: 512,
-  concurrency: 512,
-  behaviour: Effect.gen(function* () {
+  // A read's messages in one call (no fiber per message): one query for the watchers of all its tokens, one publish (a
+  // whole block in one read).
+  batch: 4096,
+  behaviourMany: Effect.gen(function* () {
     const watchlist = yield* Watchlist
     const bus = yield* Bus
-    const round = makeBatcher<ChainStreamMessage>((messages) =>
+    return (messages: ReadonlyArray<ChainStreamMessage>) =>
       Effect.gen(function* () {
         const rows = yield* watchlist.watchers([...new Set(messages.map((m) => m.token))])
         if (rows.length === 0) return
@@ -50,7 +50,6 @@ export const WatchlistLiveActor = streamActor({
           return { messageId, user_id: w.user_id, kind: "watchlist", data }
         }))
         if (events.length > 0) yield* bus.publishMany(CONSOLE_STREAMS.user, events)
-      }))
-    return (message: ChainStreamMessage) => round([message])
+      })
   })
 })
