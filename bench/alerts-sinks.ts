@@ -5,14 +5,15 @@
  * `"close"`.
  */
 import { startBotApi } from "../test/support/telegram"
-import { startReceiver } from "../test/alerts/support"
+import { startReceiver, webhookEvents } from "../test/alerts/support"
 
 const main = async () => {
   const bot = await startBotApi()
   const hooks = await startReceiver()
   process.on("message", async (m) => {
     if (m === "report") {
-      const webhook = hooks.received.map((r) => ({ at: r.at, type: String((JSON.parse(r.body) as { data?: { alert_type?: unknown } }).data?.alert_type ?? "") }))
+      // A message of several alerts (`alert.batch`) counts as each of its alerts, arrived when it did.
+      const webhook = hooks.received.flatMap((r) => webhookEvents(r.body).map((e) => ({ at: r.at, type: String(e.data?.alert_type ?? "") })))
       process.send!({ report: { webhook, messenger: bot.sent.map((s) => s.at) } })
     }
     if (m === "close") {

@@ -130,6 +130,36 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(await app.query("SELECT 1 FROM alert_delivery_channels WHERE delivery_id = $1", [item.id])).toHaveLength(0)
   })
 
+  it("sends a round's alerts for one endpoint in one signed alert.batch message, each event as it would go alone", async () => {
+    const [a, b] = [newToken(), newToken()]
+    const alertA = await post("/api/alerts", { type: "whale_trade", params: { token: a.symbol, side: "buy", min_usd: 100_000 }, channels: ["webhook"] })
+    const alertB = await post("/api/alerts", { type: "whale_trade", params: { token: b.symbol, side: "buy", min_usd: 100_000 }, channels: ["webhook"] })
+    const [hitA, hitB] = [record({ ...a, usd: 400_000 }), record({ ...b, usd: 500_000 })]
+    const before = hooks.received.length
+    // One batch of two records: one read of chain.tx, one notify message, one send round.
+    expect((await call(app, "POST", "/api/alerts/dispatch", { body: { records: [hitA, hitB] }, headers: internalHeaders(app) })).status).toBe(200)
+    await waitFor(() => hooks.received.length > before, 10_000)
+    await idle()
+    const sent = hooks.received.slice(before)
+    expect(sent).toHaveLength(1)
+    const h = sent[0]!
+    const id = String(h.headers["webhook-id"])
+    expect(id).toMatch(/^alerts_\d+_2_[0-9a-f]{16}$/)
+    expect(verify(secret, { id, timestamp: String(h.headers["webhook-timestamp"]), signature: String(h.headers["webhook-signature"]) }, h.body, Math.floor(Date.now() / 1000))).toBe(true)
+    const body = JSON.parse(h.body)
+    expect(body).toMatchObject({ type: "alert.batch", data: { count: 2 } })
+    const events = [...body.data.events].sort((x: any, y: any) => x.data.delivery_id.localeCompare(y.data.delivery_id, "en", { numeric: true }))
+    expect(events.map((e: any) => [e.type, e.data.alert_id, e.data.details.tx_hash])).toEqual([
+      ["alert.whale_trade", alertA.body.id, hitA.tx_hash], ["alert.whale_trade", alertB.body.id, hitB.tx_hash]
+    ])
+    const history = await call(app, "GET", "/api/alerts/history?limit=50&page=0", { token })
+    for (const alertId of [alertA.body.id, alertB.body.id]) {
+      const item = history.body.items.find((i: any) => i.alert_id === alertId)
+      expect(`alert_${item.id}`).toBe(events.find((e: any) => e.data.alert_id === alertId).data.delivery_id)
+      expect(item.channels.map((c: any) => [c.channel, c.status, c.attempts])).toEqual([["webhook", "sent", 1]])
+    }
+  })
+
   it("records and delivers a record whose texts hold a lone surrogate, stored as U+FFFD", async () => {
     const t = newToken()
     const created = await post("/api/alerts", { type: "whale_trade", params: { token: t.symbol, side: "buy", min_usd: 100_000 }, channels: ["console"] })

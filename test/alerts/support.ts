@@ -37,6 +37,12 @@ export const startReceiver = async () => {
   }
 }
 
+/** The alert events of a webhook message body: itself, or the events of an `alert.batch`. */
+export const webhookEvents = (body: string): Array<{ type: string; data: Record<string, any> }> => {
+  const parsed = JSON.parse(body) as { type: string; data: Record<string, any> }
+  return parsed.type === "alert.batch" ? (parsed.data.events as Array<{ type: string; data: Record<string, any> }>) : [parsed]
+}
+
 const hex = (bytes: number) => "0x" + randomBytes(bytes).toString("hex")
 
 /** A crafted `process-tx` body: a fresh tx hash, now as block time. */

@@ -128,12 +128,36 @@ export const emailOf = (c: { readonly title: string; readonly summary: string; r
 }
 
 /** The JSON body of a webhook delivery. */
-export const webhookBody = (d: { readonly id: string; readonly alertId: number | null; readonly type: AlertType; readonly title: string; readonly summary: string; readonly url: string | null; readonly data: unknown; readonly eventAt: string; readonly test: boolean }) =>
-  JSON.stringify({
-    type: d.test ? "alert.test" : `alert.${d.type}`,
-    timestamp: new Date().toISOString(),
-    data: { delivery_id: d.id, alert_id: d.alertId, alert_type: d.type, title: d.title, summary: d.summary, url: d.url, event_at: d.eventAt, details: d.data }
-  })
+/** One alert as a webhook event: what a message's body holds alone, or one item of a batch. */
+export interface WebhookEvent {
+  readonly id: string
+  readonly alertId: number | null
+  readonly type: AlertType
+  readonly title: string
+  readonly summary: string
+  readonly url: string | null
+  readonly data: unknown
+  readonly eventAt: string
+  readonly test: boolean
+}
+
+const webhookEvent = (d: WebhookEvent) => ({
+  type: d.test ? "alert.test" : `alert.${d.type}`,
+  data: { delivery_id: d.id, alert_id: d.alertId, alert_type: d.type, title: d.title, summary: d.summary, url: d.url, event_at: d.eventAt, details: d.data }
+})
+
+/** A webhook message of one alert: `{type: "alert.<type>", timestamp, data}`. */
+export const webhookBody = (d: WebhookEvent) => {
+  const e = webhookEvent(d)
+  return JSON.stringify({ type: e.type, timestamp: new Date().toISOString(), data: e.data })
+}
+
+/**
+ * A webhook message of several alerts for one endpoint (sent together in one round): `{type: "alert.batch",
+ * timestamp, data: {count, events}}`, each event `{type, data}` as the message of that alert alone would carry.
+ */
+export const webhookBatchBody = (ds: ReadonlyArray<WebhookEvent>) =>
+  JSON.stringify({ type: "alert.batch", timestamp: new Date().toISOString(), data: { count: ds.length, events: ds.map(webhookEvent) } })
 
 /** The one message an hour's overflow becomes. */
 export const digestOf = (items: ReadonlyArray<{ readonly title: string }>, total: number, hourStart: number) => {

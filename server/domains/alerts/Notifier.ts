@@ -6,7 +6,8 @@
  *  - messenger `sendMessage` (HTML), paced per chat and globally, honouring 429 `retry_after`; several deliveries
  *              of one batch go out as one message; never to an unbound or disabled chat;
  *  - email     one message through the mail outbox (SMTP after commit, with its own retries);
- *  - webhook   one signed POST per delivery (Standard Webhooks), 15 s timeout; 410 disables the endpoint; a round's
+ *  - webhook   signed POSTs (Standard Webhooks), 15 s timeout; a round's alerts for one endpoint go in one message
+ *              (one alert: its own; several: an `alert.batch` of up to 50); 410 disables the endpoint; a round's
  *              POSTs share one fiber and the process's limit of POSTs in flight.
  * The per-user hourly budget counts deliveries; the overflow is marked `digested` and the retrier sends ONE digest
  * per user and window after it ends. Failed attempts are retried on a schedule; an exhausted one goes to
@@ -33,18 +34,20 @@ import { MailOutbox } from "../../platform/infra/MailOutbox"
 import { Metrics, type Cell, type Series } from "../../platform/ops/Metrics"
 import { makeBatcher } from "../../platform/infra/Batcher"
 import { AlertsConfig } from "./Config"
-import { digestOf, emailOf, messengerText, webhookBody } from "./Format"
+import { digestOf, emailOf, messengerText, webhookBatchBody, webhookBody, type WebhookEvent } from "./Format"
 import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
 import { makeLimiter, postWebhook, type PostResult } from "./WebhookPost"
-import { signedHeaders } from "./Webhooks"
+import { batchWebhookId, signedHeaders } from "./Webhooks"
 
 const LEASE_SECONDS = 300
 const BUNDLE = 10
 /** Webhook POSTs in flight at once, per process. */
 const WEBHOOK_CONCURRENCY = 64
+/** Alerts per webhook message: a round's alerts for one endpoint go together (`alert.batch`), up to this many a POST. */
+const WEBHOOK_BATCH = 50
 /** Messenger and webhook sends handed to the background at once, per process; past it a round waits for room. */
 const MAX_BACKGROUND = 20_000
 /** A chat whose next pacing slot is further away than this is not waited for: its rows are retried then. */
@@ -198,15 +201,18 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
       })
 
     /**
-     * A round's webhooks: signed POSTs through the process's limiter (plain promises, no fiber per POST), their
-     * outcomes settled as they arrive, many per shared statement; a POST never waits for another's settling. If the
-     * round is stopped (a shutdown) or fails, no further POST starts; the ones in flight are retried when their lease
-     * ends.
+     * A round's webhooks: one signed POST per endpoint and part of up to WEBHOOK_BATCH of its alerts (one alert: its
+     * own message; several: an `alert.batch`), through the process's limiter (plain promises, no fiber per POST),
+     * their outcomes settled as they arrive, many per shared statement; a POST never waits for another's settling. If
+     * the round is stopped (a shutdown) or fails, no further POST starts; the ones in flight are retried when their
+     * lease ends.
      */
     const webhookRound = (rows: ReadonlyArray<DeliveryRow>, settingsOf: (userId: number) => SettingsRow, tried: Set<DeliveryRow>) =>
       Effect.suspend(() => {
-        const arrived: Array<{ readonly row: DeliveryRow; readonly res: PostResult }> = []
-        let left = rows.length
+        const messages: Array<ReadonlyArray<DeliveryRow>> = []
+        for (const own of groupByUser(rows).values()) for (let i = 0; i < own.length; i += WEBHOOK_BATCH) messages.push(own.slice(i, i + WEBHOOK_BATCH))
+        const arrived: Array<{ readonly rows: ReadonlyArray<DeliveryRow>; readonly res: PostResult }> = []
+        let left = messages.length
         let stopped = false
         let wake: (() => void) | null = null
         const arrive = () => {
@@ -214,21 +220,23 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           wake = null
           w?.()
         }
-        for (const r of rows) {
-          const settings = settingsOf(r.user_id)
+        const eventOf = (r: DeliveryRow): WebhookEvent =>
+          ({ id: `alert_${r.id}`, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
+        for (const message of messages) {
+          const settings = settingsOf(message[0]!.user_id)
           void postLimit(async () => {
             if (stopped) return
-            tried.add(r)
+            for (const r of message) tried.add(r)
             let res: PostResult
             try {
-              const id = `alert_${r.id}`
-              const body = webhookBody({ id, alertId: r.alert_id, type: r.type as AlertType, title: r.title, summary: r.summary, url: url(r), data: r.data, eventAt: r.event_at.toISOString(), test: r.test })
+              const id = message.length === 1 ? `alert_${message[0]!.id}` : batchWebhookId(message.map((r) => r.id))
+              const body = message.length === 1 ? webhookBody(eventOf(message[0]!)) : webhookBatchBody(message.map(eventOf))
               res = await postWebhook(settings.webhook_url!, signedHeaders(settings.webhook_secret!, id, Math.floor(Date.now() / 1000), body), body, config.webhookTimeoutMs, config.webhookAllowPrivate)
             } catch (error) {
               // Building or signing the request failed (postWebhook itself never throws): a failed attempt, retried.
               res = { error: `could not send: ${error instanceof Error ? error.message : String(error)}` }
             }
-            arrived.push({ row: r, res })
+            arrived.push({ rows: message, res })
           }).finally(() => {
             left--
             arrive()
@@ -237,14 +245,14 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         const settleArrived = Effect.gen(function* () {
           const batch = arrived.splice(0)
           const gone = new Set<number>()
-          const outcomes = batch.map(({ row, res }): Outcome => {
+          const outcomes = batch.flatMap(({ rows: sent, res }) => sent.map((row): Outcome => {
             if ("status" in res && res.status >= 200 && res.status < 300) return ok(row)
             if ("status" in res && res.status === 410) {
               gone.add(row.user_id)
               return failure(row, "410: endpoint gone; webhook disabled", false)
             }
             return failure(row, "status" in res ? `HTTP ${res.status}` : res.error, true)
-          })
+          }))
           for (const userId of gone) yield* repo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
           yield* settleLater(outcomes)
         })

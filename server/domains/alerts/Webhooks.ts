@@ -1,12 +1,13 @@
 /**
  * Outbound webhooks signed the Standard Webhooks way (https://www.standardwebhooks.com):
- *   webhook-id        the delivery's id, the same on every retry (receivers deduplicate on it)
+ *   webhook-id        the message's id, the same on every retry (receivers deduplicate on it): `alert_<delivery id>`
+ *                     for one alert, `alerts_<first id>_<count>_<hash of the ids>` for a batch
  *   webhook-timestamp unix seconds of this attempt
  *   webhook-signature `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, key = base64-decoded secret
  *                     after its `whsec_` prefix
  * plus the address checks that keep a user's URL from reaching private networks (SSRF).
  */
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto"
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto"
 import { isIP } from "node:net"
 
 export const SECRET_PREFIX = "whsec_"
@@ -34,6 +35,13 @@ export const sign = (secret: string, id: string, timestamp: number, body: string
   hmac.update(body)
   return `v1,${hmac.digest("base64")}`
 }
+
+/**
+ * The `webhook-id` of a message of several deliveries: named by its deliveries (`alerts_<first id>_<count>_<hash of
+ * the ids>`), so the same set sent again carries the same id. A single delivery's message is `alert_<id>`.
+ */
+export const batchWebhookId = (deliveryIds: ReadonlyArray<number>) =>
+  `alerts_${deliveryIds[0]}_${deliveryIds.length}_${createHash("sha256").update(deliveryIds.join(",")).digest("hex").slice(0, 16)}`
 
 export const signedHeaders = (secret: string, id: string, timestamp: number, body: string) => ({
   "webhook-id": id,
