@@ -14,7 +14,7 @@ const main = async () => {
     if (m === "report") {
       // A message of several alerts (`alert.batch`) counts as each of its alerts, arrived when it did.
       const webhook = hooks.received.flatMap((r) => webhookEvents(r.body).map((e) => ({ at: r.at, type: String(e.data?.alert_type ?? "") })))
-      process.send!({ report: { webhook, messenger: bot.sent.map((s) => s.at) } })
+      process.send!({ report: { webhook, webhookRequests: hooks.received.length, messenger: bot.sent.map((s) => s.at) } })
     }
     if (m === "close") {
       await bot.close()

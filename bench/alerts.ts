@@ -78,6 +78,8 @@ const fmt = (ms: number) => (Number.isNaN(ms) ? "—" : `${ms.toFixed(0)} ms`)
 /** The arrival times (epoch ms) the sinks saw, with each webhook's alert type. */
 interface SinkReport {
   readonly webhook: ReadonlyArray<{ readonly at: number; readonly type: string }>
+  /** POSTs received (a message of several alerts is one). */
+  readonly webhookRequests: number
   readonly messenger: ReadonlyArray<number>
 }
 
@@ -240,7 +242,8 @@ const main = async () => {
     await run(Effect.flatMap(Bus, (bus) => bus.publish(STREAMS.chainTx, { ...messages[0]!, messageId: "warm", tx_hash: hex(32), token: hex(20) })))
     await new Promise((r) => setTimeout(r, 3000))
     const consoleBefore = (await run(Effect.flatMap(Bus, (bus) => bus.tail(CONSOLE_STREAMS.user, 1)))).at(-1)?.id ?? "0-0"
-    const webhookBefore = (await sinks.report()).webhook.length
+    const sunkBefore = await sinks.report()
+    const webhookBefore = sunkBefore.webhook.length
 
     const [{ last: lastBefore }] = await app.query<{ last: number }>("SELECT coalesce(max(id), 0)::bigint AS last FROM alert_deliveries") as [{ last: number }]
     // CPU from the block stored until everything is sent: is the machine saturated, and by whom? The processes are
@@ -302,6 +305,7 @@ const main = async () => {
     const events = [...consoleLat.event, ...webhookLat.event]
 
     console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}, unsent after the wait ${counts!.owed}); last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
+    console.log(`webhook: ${sunk.webhook.length - webhookBefore} alerts in ${sunk.webhookRequests - sunkBefore.webhookRequests} requests (a round's alerts for one endpoint in one message)`)
     console.log("block stored → delivered      p50       p95       p99     count")
     const line = (name: string, xs: ReadonlyArray<number>) =>
       console.log(`  ${name.padEnd(26)} ${fmt(quantile(xs, 0.5)).padStart(8)}  ${fmt(quantile(xs, 0.95)).padStart(8)}  ${fmt(quantile(xs, 0.99)).padStart(8)}  ${String(xs.length).padStart(8)}`)
