@@ -58,7 +58,7 @@ export const ChannelsPanel: Component<{ store: AlertsStore }> = (props) => {
             <div class="channel-head"><strong>Webhook</strong>
               <span class={c().webhook.enabled ? "pill pill-ok" : "pill"}>{c().webhook.enabled ? "on" : c().webhook.disabled_reason ?? "off"}</span>
             </div>
-            <p class="muted small">Signed like Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code> (HMAC-SHA256).</p>
+            <p class="muted small">Signed like Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code> (HMAC-SHA256). Several alerts of one moment arrive together as one <code>alert.batch</code>; deduplicate on each event's <code>delivery_id</code>.</p>
             <form class="row" onSubmit={(e) => { e.preventDefault(); void props.store.updateChannels({ webhook: { url: url() || c().webhook.url } }) }}>
               <input class="grow" type="url" placeholder={c().webhook.url ?? "https://example.com/hooks/whale"} value={url()} onInput={(e) => setUrl(e.currentTarget.value)} />
               <button class="btn btn-small" type="submit">Save</button>
