@@ -310,7 +310,9 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
       /**
        * Records deliveries, one per (alert, record): new ones are inserted with a row per channel; ones that exist
        * already are returned only while a channel is still `pending` (a crash between recording and publishing left
-       * them unsent), so the caller publishes exactly what is still owed.
+       * them unsent), so the caller publishes exactly what is still owed. The input is matched back on (record, alert)
+       * as hashable keys (`coalesce`: no alert is -1): on the record alone, the alerts a record matched were compared
+       * one by one (~54k comparisons per 1,000 deliveries).
        */
       recordDeliveries: (ds: ReadonlyArray<NewDelivery>) =>
         ds.length === 0 ? Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>) : sql<{ id: number; user_id: number; fresh: boolean }>`
@@ -326,11 +328,11 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
           ), chans AS (
             INSERT INTO alert_delivery_channels (delivery_id, channel, status)
             SELECT ins.id, c, i.status FROM ins
-              JOIN input i ON i.record_key = ins.record_key AND i.alert_id IS NOT DISTINCT FROM ins.alert_id AND i.user_id = ins.user_id
+              JOIN input i ON i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.user_id = ins.user_id
               CROSS JOIN LATERAL unnest(ins.channels) AS c
             RETURNING delivery_id
           )
-          SELECT id, user_id, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND i.alert_id IS NOT DISTINCT FROM ins.alert_id AND i.status = 'pending')
+          SELECT id, user_id, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.status = 'pending')
           UNION ALL
           SELECT d.id, d.user_id, false FROM alert_deliveries d JOIN input i ON d.alert_id = i.alert_id AND d.record_key = i.record_key
           WHERE EXISTS (SELECT 1 FROM alert_delivery_channels c WHERE c.delivery_id = d.id AND c.status = 'pending')`.pipe(die),
