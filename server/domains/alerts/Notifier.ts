@@ -109,13 +109,13 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
       return {
         row,
         result: delay === null
-          ? { deliveryId: row.id, channel: row.channel, status: "failed", error, retryInMs: null, attempted: true }
-          : { deliveryId: row.id, channel: row.channel, status: "retrying", error, retryInMs: delay * config.retryScale, attempted: true }
+          ? { deliveryId: row.id, channel: row.channel, status: "failed", error, retryInMs: null, attempted: true, eventMs: row.event_at.getTime() }
+          : { deliveryId: row.id, channel: row.channel, status: "retrying", error, retryInMs: delay * config.retryScale, attempted: true, eventMs: row.event_at.getTime() }
       }
     }
-    const ok = (row: DeliveryRow): Outcome => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "sent", error: null, retryInMs: null, attempted: true } })
+    const ok = (row: DeliveryRow): Outcome => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "sent", error: null, retryInMs: null, attempted: true, eventMs: row.event_at.getTime() } })
     const untried = (row: DeliveryRow, status: "digested" | "skipped", error: string | null): Outcome =>
-      ({ row, result: { deliveryId: row.id, channel: row.channel, status, error, retryInMs: null, attempted: false } })
+      ({ row, result: { deliveryId: row.id, channel: row.channel, status, error, retryInMs: null, attempted: false, eventMs: row.event_at.getTime() } })
     const url = (row: DeliveryRow) => (typeof row.data.url === "string" ? row.data.url : typeof row.data.tx_hash === "string" ? `https://etherscan.io/tx/${row.data.tx_hash}` : null)
     const folded = (row: DeliveryRow) => (typeof row.data.folded === "number" ? row.data.folded : 0)
 
@@ -185,7 +185,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
             // Not tried: back to the retrier when the chat has room again (no attempt counted).
             const rest = rows.slice(i)
             rest.forEach((r) => tried.add(r))
-            yield* settleLater(rest.map((row) => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "retrying", error: sent.error, retryInMs: sent.deferMs!, attempted: false } })))
+            yield* settleLater(rest.map((row) => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "retrying", error: sent.error, retryInMs: sent.deferMs!, attempted: false, eventMs: row.event_at.getTime() } })))
             return
           }
           yield* settleLater(part.map((r) => failure(r, sent.error, sent.retryable)))

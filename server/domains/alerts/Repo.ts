@@ -81,6 +81,8 @@ export interface ChannelResult {
   readonly retryInMs: number | null
   /** Counted as an attempt (a send was tried). */
   readonly attempted: boolean
+  /** The delivery's event time (epoch ms): a sent channel's latency is measured from it. */
+  readonly eventMs: number
 }
 
 /**
@@ -358,7 +360,10 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             RETURNING c.delivery_id, c.channel, c.attempts),
           ${sql.literal(CLAIMED)}`.pipe(Effect.map(channelRows), die),
 
-      /** Records the outcome of attempts; latency is event time → now for sent ones. */
+      /**
+       * Records the outcome of attempts; latency is event time → now for sent ones (the event time comes with each
+       * outcome: no read of the deliveries).
+       */
       settle: (rs: ReadonlyArray<ChannelResult>) =>
         rs.length === 0 ? Effect.void : sql`
           UPDATE alert_delivery_channels c SET
@@ -367,11 +372,10 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("app/AlertsRepo", {
             error = t.error,
             next_attempt_at = CASE WHEN t.status = 'retrying' THEN now() + make_interval(secs => t.retry_ms / 1000.0) ELSE NULL END,
             delivered_at = CASE WHEN t.status = 'sent' THEN clock_timestamp() ELSE c.delivered_at END,
-            latency_ms = CASE WHEN t.status = 'sent' THEN greatest(0, (extract(epoch FROM clock_timestamp() - d.event_at) * 1000)::bigint) ELSE c.latency_ms END
-          FROM json_to_recordset(${JSON.stringify(rs.map((r) => ({ delivery_id: r.deliveryId, channel: r.channel, status: r.status, error: r.error === null ? null : wellFormed(r.error), retry_ms: r.retryInMs ?? 0, attempted: r.attempted })))}::json)
-               AS t(delivery_id bigint, channel text, status text, error text, retry_ms float8, attempted boolean),
-               alert_deliveries d
-          WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel AND d.id = t.delivery_id`.pipe(Effect.asVoid, die),
+            latency_ms = CASE WHEN t.status = 'sent' THEN greatest(0, extract(epoch FROM clock_timestamp()) * 1000 - t.event_ms)::bigint ELSE c.latency_ms END
+          FROM json_to_recordset(${JSON.stringify(rs.map((r) => ({ delivery_id: r.deliveryId, channel: r.channel, status: r.status, error: r.error === null ? null : wellFormed(r.error), retry_ms: r.retryInMs ?? 0, attempted: r.attempted, event_ms: r.eventMs })))}::json)
+               AS t(delivery_id bigint, channel text, status text, error text, retry_ms float8, attempted boolean, event_ms float8)
+          WHERE c.delivery_id = t.delivery_id AND c.channel = t.channel`.pipe(Effect.asVoid, die),
 
       latencies: (ids: ReadonlyArray<number>) =>
         sql<{ delivery_id: number; channel: string; latency_ms: number }>`
