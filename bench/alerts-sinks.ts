@@ -13,7 +13,7 @@ const main = async () => {
   process.on("message", async (m) => {
     if (m === "report") {
       // A message of several alerts (`alert.batch`) counts as each of its alerts, arrived when it did.
-      const webhook = hooks.received.flatMap((r) => webhookEvents(r.body).map((e) => ({ at: r.at, type: String(e.data?.alert_type ?? "") })))
+      const webhook = hooks.received.flatMap((r, request) => webhookEvents(r.body).map((e) => ({ at: r.at, type: String(e.data?.alert_type ?? ""), request })))
       process.send!({ report: { webhook, webhookRequests: hooks.received.length, messenger: bot.sent.map((s) => s.at) } })
     }
     if (m === "close") {

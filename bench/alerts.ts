@@ -77,7 +77,8 @@ const fmt = (ms: number) => (Number.isNaN(ms) ? "—" : `${ms.toFixed(0)} ms`)
 
 /** The arrival times (epoch ms) the sinks saw, with each webhook's alert type. */
 interface SinkReport {
-  readonly webhook: ReadonlyArray<{ readonly at: number; readonly type: string }>
+  /** Each alert a webhook carried: when its request arrived, its type, and which request (the n-th received). */
+  readonly webhook: ReadonlyArray<{ readonly at: number; readonly type: string; readonly request: number }>
   /** POSTs received (a message of several alerts is one). */
   readonly webhookRequests: number
   readonly messenger: ReadonlyArray<number>
@@ -305,7 +306,8 @@ const main = async () => {
     const events = [...consoleLat.event, ...webhookLat.event]
 
     console.log(`deliveries recorded: ${counts!.deliveries} (channel sends ${counts!.sent}, unsent after the wait ${counts!.owed}); last delivery recorded ${fmt(counts!.matched_ms)} after the block was stored`)
-    console.log(`webhook: ${sunk.webhook.length - webhookBefore} alerts in ${sunk.webhookRequests - sunkBefore.webhookRequests} requests (a round's alerts for one endpoint in one message)`)
+    const recordHooks = sunk.webhook.slice(webhookBefore).filter((w) => RECORD_TYPES.has(w.type))
+    console.log(`webhook: ${sunk.webhook.length - webhookBefore} alerts in ${sunk.webhookRequests - sunkBefore.webhookRequests} requests, the record alerts' ${recordHooks.length} in ${new Set(recordHooks.map((w) => w.request)).size} (a round's alerts for one endpoint in one message)`)
     console.log("block stored → delivered      p50       p95       p99     count")
     const line = (name: string, xs: ReadonlyArray<number>) =>
       console.log(`  ${name.padEnd(26)} ${fmt(quantile(xs, 0.5)).padStart(8)}  ${fmt(quantile(xs, 0.95)).padStart(8)}  ${fmt(quantile(xs, 0.99)).padStart(8)}  ${String(xs.length).padStart(8)}`)
