@@ -43,9 +43,11 @@ export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<Tes
     const frames: Array<Frame> = []
     const listeners = new Set<() => void>()
     let isClosed = false
+    let closedWith = ""
     const closed = new Promise<{ code: number; reason: string }>((done) => {
       ws.on("close", (code, reason) => {
         isClosed = true
+        closedWith = `${code}${reason.length > 0 ? ` ${reason.toString()}` : ""}`
         done({ code, reason: reason.toString() })
         for (const l of listeners) l()
       })
@@ -78,7 +80,7 @@ export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<Tes
               } else if (isClosed) {
                 listeners.delete(check)
                 clearTimeout(timer)
-                fail(new Error(`socket closed before the frame came; last frames ${brief(frames)}`))
+                fail(new Error(`socket closed (${closedWith}) before the frame came; last frames ${brief(frames)}`))
               }
             }
             const timer = setTimeout(() => {
