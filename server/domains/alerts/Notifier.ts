@@ -104,18 +104,15 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const room = yield* Effect.makeSemaphore(MAX_BACKGROUND)
     const postLimit = makeLimiter(WEBHOOK_CONCURRENCY)
 
+    /** A row's outcome; its delivery's event time goes with it (a sent channel's latency is measured from it). */
+    const outcome = (row: DeliveryRow, status: ChannelResult["status"], error: string | null, retryInMs: number | null, attempted: boolean): Outcome =>
+      ({ row, result: { deliveryId: row.id, channel: row.channel, status, error, retryInMs, attempted, eventMs: row.event_at.getTime() } })
     const failure = (row: DeliveryRow, error: string, retryable: boolean): Outcome => {
       const delay = retryable ? nextRetryDelay(SCHEDULES[row.channel as Channel], row.attempts + 1) : null
-      return {
-        row,
-        result: delay === null
-          ? { deliveryId: row.id, channel: row.channel, status: "failed", error, retryInMs: null, attempted: true, eventMs: row.event_at.getTime() }
-          : { deliveryId: row.id, channel: row.channel, status: "retrying", error, retryInMs: delay * config.retryScale, attempted: true, eventMs: row.event_at.getTime() }
-      }
+      return delay === null ? outcome(row, "failed", error, null, true) : outcome(row, "retrying", error, delay * config.retryScale, true)
     }
-    const ok = (row: DeliveryRow): Outcome => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "sent", error: null, retryInMs: null, attempted: true, eventMs: row.event_at.getTime() } })
-    const untried = (row: DeliveryRow, status: "digested" | "skipped", error: string | null): Outcome =>
-      ({ row, result: { deliveryId: row.id, channel: row.channel, status, error, retryInMs: null, attempted: false, eventMs: row.event_at.getTime() } })
+    const ok = (row: DeliveryRow): Outcome => outcome(row, "sent", null, null, true)
+    const untried = (row: DeliveryRow, status: "digested" | "skipped", error: string | null): Outcome => outcome(row, status, error, null, false)
     const url = (row: DeliveryRow) => (typeof row.data.url === "string" ? row.data.url : typeof row.data.tx_hash === "string" ? `https://etherscan.io/tx/${row.data.tx_hash}` : null)
     const folded = (row: DeliveryRow) => (typeof row.data.folded === "number" ? row.data.folded : 0)
 
@@ -185,7 +182,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
             // Not tried: back to the retrier when the chat has room again (no attempt counted).
             const rest = rows.slice(i)
             rest.forEach((r) => tried.add(r))
-            yield* settleLater(rest.map((row) => ({ row, result: { deliveryId: row.id, channel: row.channel, status: "retrying", error: sent.error, retryInMs: sent.deferMs!, attempted: false, eventMs: row.event_at.getTime() } })))
+            yield* settleLater(rest.map((row) => outcome(row, "retrying", sent.error, sent.deferMs!, false)))
             return
           }
           yield* settleLater(part.map((r) => failure(r, sent.error, sent.retryable)))
