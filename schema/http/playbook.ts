@@ -138,6 +138,10 @@ export const FIGURE_KEYS = [
 ] as const satisfies ReadonlyArray<keyof Figures>
 export type FigureKey = (typeof FIGURE_KEYS)[number]
 
+/** A mean of several spans' figures (the 7-day baseline): its counts are fractions too (906.57 records a slot). */
+export const MeanFigures = Figures.extend({ whales_active: z.number(), records: z.number() })
+export type MeanFigures = z.infer<typeof MeanFigures>
+
 const PerFigure = z.object(Object.fromEntries(FIGURE_KEYS.map((k) => [k, z.number().nullable()])) as Record<FigureKey, z.ZodNullable<z.ZodNumber>>)
 
 export const TokenNet = z.object({
@@ -156,7 +160,7 @@ export const SpanMetrics = z.object({
   to: z.string(),
   figures: Figures,
   /** Mean of the same-length slots of the 7 days before the window (null when none has data). */
-  baseline: Figures.nullable(),
+  baseline: MeanFigures.nullable(),
   /** figures / baseline per figure (net flow: against |baseline|); null when the baseline is 0. */
   ratio: PerFigure,
   /** z-score against the matched non-event windows; null with fewer than 2 of them or no spread. */

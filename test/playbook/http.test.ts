@@ -123,6 +123,8 @@ describe("an admin runs a live event", () => {
     })).json)
     const before = await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 1000, at: now - 2 * HOUR }])
     expect(before).toHaveLength(1)
+    // One record days earlier: the 7-day baseline is a mean over several slots, so its counts are fractions.
+    await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 10, at: now - 3 * 24 * HOUR }])
     const live = await call("POST", `/api/playbook/events/${created.id}/status`, admin, { status: "LIVE" })
     expect(live.json).toMatchObject({ status: "LIVE" })
     const other = PlaybookEvent.parse((await call("POST", "/api/playbook/events", admin, { title: "Other", category: "cpi", timestamp: new Date(now).toISOString(), severity: 4 })).json)
@@ -166,7 +168,12 @@ describe("an admin runs a live event", () => {
     expect(completed.final_metrics!.pre.figures.net_flow_usd).toBe(1000)
     expect(await get(LiveResponse, "/api/playbook/live")).toBeNull()
     const recomputed = await call("POST", `/api/playbook/events/${created.id}/recompute`, admin)
-    expect(EventDetail.parse(recomputed.json).final_metrics!.whole.figures.net_flow_usd).toBe(675)
+    const detail = EventDetail.parse(recomputed.json)
+    expect(detail.final_metrics!.whole.figures.net_flow_usd).toBe(675)
+    const m = detail.final_metrics!
+    const baselineRecords = [m.whole, m.pre, m.post].map((span) => span.baseline?.records ?? 0)
+    expect(baselineRecords.some((n) => n > 0 && n < 1), String(baselineRecords)).toBe(true)
+    EventDetail.parse((await call("GET", `/api/playbook/events/${created.id}`, whale)).json)
     const impact = await get(ImpactList, "/api/playbook/impact")
     expect(impact.events[0]).toMatchObject({ event: { id: created.id }, net_flow_usd: 675, pre_net_flow_usd: 1000, post_net_flow_usd: -325 })
 

@@ -2,7 +2,7 @@
  * Pure metric math of one span: figures against the 7-day baseline (ratio) and against the matched non-event
  * windows (z-score), and the recovery rule of the post-event hours.
  */
-import { FIGURE_KEYS, type FigureKey, type Figures } from "../../../schema/http/playbook"
+import { FIGURE_KEYS, type FigureKey, type Figures, type MeanFigures } from "../../../schema/http/playbook"
 import { cents, mean, round, zScore } from "./Stats"
 
 export const ZERO: Figures = {
@@ -34,7 +34,7 @@ export const figures = (raw: Omit<Figures, "net_flow_usd">): Figures => ({
 })
 
 /** Mean of each figure over the slots (null when there are none). */
-export const meanFigures = (slots: ReadonlyArray<Figures>): Figures | null => {
+export const meanFigures = (slots: ReadonlyArray<Figures>): MeanFigures | null => {
   if (slots.length === 0) return null
   const out = { ...ZERO }
   for (const k of FIGURE_KEYS) out[k] = round(mean(slots.map((s) => s[k]))!, 2)
@@ -44,7 +44,7 @@ export const meanFigures = (slots: ReadonlyArray<Figures>): Figures | null => {
 type PerFigure = Record<FigureKey, number | null>
 
 /** value / baseline per figure; the net flow against |baseline| (its sign stays the window's); null on a zero baseline. */
-export const ratios = (value: Figures, baseline: Figures | null): PerFigure => {
+export const ratios = (value: Figures, baseline: MeanFigures | null): PerFigure => {
   const out = {} as PerFigure
   for (const k of FIGURE_KEYS) {
     const b = baseline === null ? 0 : k === "net_flow_usd" ? Math.abs(baseline[k]) : baseline[k]
