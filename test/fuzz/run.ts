@@ -10,6 +10,13 @@ import { badCase, type Case, operationsOf, Rng } from "./generator"
 
 /** Statuses a bad request may get: each is documented (README "Failure behaviour"). */
 export const DOCUMENTED_4XX = new Set([400, 401, 403, 404, 405, 408, 409, 413, 415, 422, 429])
+/**
+ * What uWebSockets.js answers by itself, before any of our code runs, to a request it cannot parse (README "Runtime"):
+ * 400 (framing), 431 (headers over UWS_HTTP_MAX_HEADERS_SIZE), 505 (a request line whose version part it cannot read,
+ * e.g. one carrying a NUL). Such an answer has none of our headers (every reply of ours carries X-Request-Id).
+ */
+export const UWS_OWN = new Set([400, 431, 505])
+const answeredByUws = (res: RawResponse) => res.status > 0 && res.headers["x-request-id"] === undefined
 
 export interface Finding {
   readonly op: string
@@ -25,6 +32,8 @@ export interface FuzzFigures {
   cases: number
   byStatus: Record<string, number>
   serverErrors: number
+  /** Answers uWS wrote itself (400, 431 or 505, without our headers). */
+  byUws: number
   undocumented: number
   noAnswer: number
   /** What the closed/timed-out cases were (all framing-broken on purpose, or they are findings). */
@@ -95,7 +104,7 @@ export const fuzzHttp = async (app: TestApp, options: FuzzOptions): Promise<Fuzz
   const rng = new Rng(options.seed)
   let creds = await makeCredentials(app)
   const figures: FuzzFigures = {
-    seed: options.seed, operations: ops.length, cases: 0, byStatus: {}, serverErrors: 0, undocumented: 0, noAnswer: 0, noAnswerKinds: {}, crashes: 0, findings: [], ms: 0
+    seed: options.seed, operations: ops.length, cases: 0, byStatus: {}, serverErrors: 0, byUws: 0, undocumented: 0, noAnswer: 0, noAnswerKinds: {}, crashes: 0, findings: [], ms: 0
   }
   const perOp = Math.max(1, Math.ceil(options.cases / ops.length))
   // Build every case first (a fixed sequence for the seed), then send them a few at a time.
@@ -109,7 +118,10 @@ export const fuzzHttp = async (app: TestApp, options: FuzzOptions): Promise<Fuzz
     figures.byStatus[key] = (figures.byStatus[key] ?? 0) + 1
     const body = res.body.subarray(0, 300).toString("utf8")
     const finding = (why: string) => figures.findings.push({ op, label: `${why}: ${c.label}`, status: res.status, body, reproduce: curlOf(app.port, c) })
-    if (res.status >= 500) {
+    if (answeredByUws(res)) {
+      figures.byUws++
+      if (!UWS_OWN.has(res.status)) finding("uWS's own answer, of a status not documented")
+    } else if (res.status >= 500) {
       figures.serverErrors++
       finding("5xx")
     } else if (res.status <= 0) {
@@ -166,7 +178,7 @@ export const fuzzHttp = async (app: TestApp, options: FuzzOptions): Promise<Fuzz
 export const printFigures = (name: string, f: FuzzFigures) => {
   const statuses = Object.entries(f.byStatus).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}:${n}`).join(" ")
   console.log(
-    `[fuzz ${name}] seed ${f.seed} · ${f.operations} operations · ${f.cases} cases in ${f.ms} ms · 5xx ${f.serverErrors} · ` +
+    `[fuzz ${name}] seed ${f.seed} · ${f.operations} operations · ${f.cases} cases in ${f.ms} ms · 5xx ${f.serverErrors} · by uWS itself ${f.byUws} · ` +
       `crashes ${f.crashes} · undocumented ${f.undocumented} · closed/timeout ${f.noAnswer} · statuses ${statuses}`
   )
   console.log(`  closed/timeout by kind: ${JSON.stringify(f.noAnswerKinds)}`)

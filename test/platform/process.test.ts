@@ -1,20 +1,28 @@
 /**
- * The program as `npm start` runs it: on the embedded defaults it becomes ready, and SIGINT (Ctrl-C) stops it
- * cleanly — exit code 0, the embedded PostgreSQL child process gone.
+ * The program as a process manager runs it: the real `npm start` on the embedded defaults becomes ready, and SIGTERM
+ * (a `docker stop`, a systemd unit) or SIGINT (Ctrl-C) sent to the PID it started stops everything — npm, the server
+ * and the embedded PostgreSQL child — within the grace period, with the port free; the embedded database then opens
+ * clean on the next start.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { freePort } from "../support/services"
 import { waitFor } from "../support/wait"
 
-const childrenOf = (pid: number): Array<number> => {
+const GRACE_MS = 3_000
+
+/** Every descendant of `pid`, depth first. */
+const descendantsOf = (pid: number): Array<number> => {
+  let children: Array<number> = []
   try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).split("\n").map((s) => Number(s.trim())).filter(Boolean)
+    children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).split("\n").map((s) => Number(s.trim())).filter(Boolean)
   } catch {
-    return []
+    // no children
   }
+  return children.flatMap((c) => [c, ...descendantsOf(c)])
 }
 const alive = (pid: number) => {
   try {
@@ -24,36 +32,56 @@ const alive = (pid: number) => {
     return false
   }
 }
+const answers = async (url: string) => {
+  try {
+    return (await fetch(url)).status
+  } catch {
+    return null
+  }
+}
+
+/** `npm start` until it is ready; then `signal` to npm's PID, and what it left. */
+const startAndSignal = async (dataDir: string, signal: NodeJS.Signals) => {
+  const port = await freePort()
+  const env: Record<string, string | undefined> = {
+    ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn",
+    CONSOLE_BUILD: "off", SHUTDOWN_GRACE_MS: String(GRACE_MS)
+  }
+  delete env.DATABASE_URL
+  delete env.REDIS_URL
+  const npm = spawn("npm", ["start", "--silent"], { env, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  npm.stdout.on("data", (c) => (output += c))
+  npm.stderr.on("data", (c) => (output += c))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.once("exit", (code, sig) => resolve({ code, signal: sig })))
+  try {
+    await waitFor(async () => (await answers(`http://127.0.0.1:${port}/readyz`)) === 200, 90_000, 250)
+    const tree = descendantsOf(npm.pid!)
+    // npm → node (the server, no shell or tsx layer between) → node (embedded PostgreSQL).
+    expect(tree.length, `process tree under npm: ${tree.join(", ")}`).toBeGreaterThanOrEqual(2)
+    const t0 = Date.now()
+    npm.kill(signal)
+    const exit = await exited
+    await waitFor(() => tree.every((pid) => !alive(pid)), GRACE_MS + 5_000, 50)
+    const stoppedMs = Date.now() - t0
+    expect(await answers(`http://127.0.0.1:${port}/healthz`)).toBeNull()
+    return { exit, stoppedMs, left: tree.filter(alive) }
+  } catch (e) {
+    for (const pid of [npm.pid!, ...descendantsOf(npm.pid!)]) if (alive(pid)) process.kill(pid, "SIGKILL")
+    throw new Error(`${(e as Error).message}\n--- program output ---\n${output.slice(-4000)}`)
+  }
+}
 
 describe("the program", () => {
-  it("starts on embedded defaults, becomes ready, and stops cleanly on SIGINT", async () => {
-    const port = 21_000 + Math.floor(Math.random() * 10_000)
+  it("stops with everything it started on SIGTERM to npm's PID, and reopens its embedded database clean on SIGINT's run", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "whale-proc-"))
-    const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" } as Record<string, string | undefined>
-    delete env.DATABASE_URL
-    delete env.REDIS_URL
-    const app = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    app.stdout.on("data", (c) => (output += c))
-    app.stderr.on("data", (c) => (output += c))
-    try {
-      await waitFor(async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200
-        } catch {
-          return false
-        }
-      }, 90_000, 250)
-      const embedded = childrenOf(app.pid!)
-      expect(embedded.length).toBeGreaterThan(0)
-      const exited = new Promise<number | null>((resolve) => app.once("exit", (code) => resolve(code)))
-      app.kill("SIGINT")
-      expect(await exited).toBe(0)
-      await waitFor(() => embedded.every((pid) => !alive(pid)), 10_000)
-      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow()
-    } catch (e) {
-      app.kill("SIGKILL")
-      throw new Error(`${(e as Error).message}\n--- program output ---\n${output.slice(-4000)}`)
-    }
-  }, 120_000)
+    const first = await startAndSignal(dataDir, "SIGTERM")
+    expect(first.left).toEqual([])
+    expect(first.stoppedMs).toBeLessThan(GRACE_MS + 5_000)
+    // The same data directory again: the database opens (no stale lock, no recovery failure), then Ctrl-C stops it.
+    const second = await startAndSignal(dataDir, "SIGINT")
+    expect(second.left).toEqual([])
+    expect(second.stoppedMs).toBeLessThan(GRACE_MS + 5_000)
+  }, 240_000)
 })

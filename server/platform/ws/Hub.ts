@@ -184,8 +184,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
       idleTimeout: Math.max(8, Math.round(settings.idleTimeoutSeconds / 4) * 4),
       sendPingsAutomatically: true,
       maxBackpressure: settings.maxBackpressureBytes,
-      // Typed as a number in this build's declarations; it is the boolean switch of upstream uWS.
-      closeOnBackpressureLimit: 1,
+      closeOnBackpressureLimit: true,
       compression: uWS.DISABLED,
       maxLifetime: 0,
       upgrade: (res, req, context) => {
