@@ -40,6 +40,26 @@ describe("memo", () => {
     expect(m.computations()).toBe(2)
   })
 
+  it("with refreshAfter, refreshes ahead of expiry: callers never wait and never get a value older than ttl", async () => {
+    let clock = 0
+    let n = 0
+    const m = Effect.runSync(memo({ ttl: "10 seconds", refreshAfter: "8 seconds", now: () => clock, compute: () => Effect.sync(() => ++n).pipe(Effect.delay("20 millis")) }))
+    expect(await Effect.runPromise(m.get("k"))).toBe(1)
+    clock = 7_999
+    expect(m.peek("k")).toBe(1)
+    expect(m.computations()).toBe(1)
+    clock = 8_500
+    expect(m.peek("k")).toBe(1)
+    expect(m.peek("k")).toBe(1)
+    expect(m.computations()).toBe(2)
+    await new Promise((r) => setTimeout(r, 60))
+    expect(m.peek("k")).toBe(2)
+    // With nobody asking inside the window, an expired value is not served: the caller waits for a new one.
+    clock = 30_000
+    expect(m.peek("k")).toBeUndefined()
+    expect(await Effect.runPromise(m.get("k"))).toBe(3)
+  })
+
   it("waits for the refresh when the value is older than maxStale, and does not keep failures", async () => {
     let clock = 0
     let fail = false

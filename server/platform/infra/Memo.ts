@@ -4,6 +4,8 @@
  *    which is also what makes cached endpoints safe for pipelining clients — uWS aborts deferred pipelined replies);
  *  - a value older than `ttl` is refreshed by ONE computation that every caller meanwhile awaits; with `maxStale`
  *    (opt-in stale-while-revalidate) a value younger than it is returned at once while that refresh runs;
+ *  - with `refreshAfter` (opt-in refresh-ahead) a value older than it but still fresh is returned and ONE refresh
+ *    starts, so callers arriving steadily never wait for an expired value — nor are they served a stale one;
  *  - a missing value is computed once, however many callers arrive meanwhile (no stampede);
  *  - a failed computation is not kept: its waiters get the failure, the next caller tries again.
  */
@@ -32,6 +34,8 @@ export const memo = <K, A, E>(options: {
   readonly ttl: Duration.DurationInput
   /** Opt-in stale-while-revalidate: how old a value may be and still be served while refreshing (default: ttl, none). */
   readonly maxStale?: Duration.DurationInput
+  /** Opt-in refresh-ahead: a fresh value older than this starts its refresh while it is still served (default: none). */
+  readonly refreshAfter?: Duration.DurationInput
   readonly capacity?: number
   readonly compute: (key: K) => Effect.Effect<A, E>
   /** Clock for tests; default Date.now. */
@@ -40,6 +44,7 @@ export const memo = <K, A, E>(options: {
   Effect.sync(() => {
     const ttlMs = Duration.toMillis(options.ttl)
     const maxStaleMs = options.maxStale === undefined ? ttlMs : Duration.toMillis(options.maxStale)
+    const refreshAfterMs = options.refreshAfter === undefined ? ttlMs : Math.min(ttlMs, Duration.toMillis(options.refreshAfter))
     const capacity = options.capacity ?? 1024
     const now = options.now ?? Date.now
     const entries = new Map<K, Entry<A, E>>()
@@ -66,13 +71,13 @@ export const memo = <K, A, E>(options: {
       return done
     }
 
-    /** The value when one may be served now (fresh, or within maxStale: its refresh is started). */
+    /** The value when one may be served now (fresh, or within maxStale; past refreshAfter its refresh is started). */
     const peek = (key: K): A | undefined => {
       const entry = entries.get(key)
       if (entry === undefined || entry.value === undefined) return undefined
       const age = now() - entry.at
-      if (age < ttlMs) return entry.value
-      if (age >= maxStaleMs) return undefined
+      if (age < refreshAfterMs) return entry.value
+      if (age >= Math.max(ttlMs, maxStaleMs)) return undefined
       if (entry.inflight === undefined) start(key, entry)
       return entry.value
     }
