@@ -6,31 +6,33 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, load, stop, tsx, waitForUrl } from "./support"
+import { assertIdle, freePort, load, stop, tsx, waitForUrl } from "./support"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const DEPTH = Number(process.env.BENCH_PIPELINE ?? 8)
 
+await assertIdle("bench:http")
 const dir = mkdtempSync(join(tmpdir(), "whale-bench-"))
-const appPort = freePort()
+const appPort = await freePort()
 const app = tsx("server/main.ts", [], { PORT: String(appPort), HOST: "127.0.0.1", DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn", WHALE_ROLES: "http" })
 const appUrl = `http://127.0.0.1:${appPort}/api/pricing`
 await waitForUrl(appUrl)
 const json = await (await fetch(appUrl)).text()
 const file = join(dir, "pricing.json")
 writeFileSync(file, json)
-const basePort = freePort()
+const basePort = await freePort()
 const base = tsx("bench/baseline-json-server.ts", [String(basePort), file])
 const baseUrl = `http://127.0.0.1:${basePort}/api/pricing`
 await waitForUrl(baseUrl)
 
 console.error(`warming up, then ${SECONDS}s per target, ${CONNECTIONS} connections, pipeline ${DEPTH}, body ${json.length} B`)
-await load(appUrl, 1, CONNECTIONS, DEPTH)
-await load(baseUrl, 1, CONNECTIONS, DEPTH)
-const ours = await load(appUrl, SECONDS, CONNECTIONS, DEPTH)
-const theirs = await load(baseUrl, SECONDS, CONNECTIONS, DEPTH)
-await Promise.all([stop(app), stop(base)])
+const measured = await (async () => {
+  await load(appUrl, 1, CONNECTIONS, DEPTH)
+  await load(baseUrl, 1, CONNECTIONS, DEPTH)
+  return { ours: await load(appUrl, SECONDS, CONNECTIONS, DEPTH), theirs: await load(baseUrl, SECONDS, CONNECTIONS, DEPTH) }
+})().finally(() => Promise.all([stop(app), stop(base)]))
+const { ours, theirs } = measured
 
 const row = (name: string, r: typeof ours) =>
   `${name.padEnd(28)} ${String(r.rps).padStart(9)} req/s   p50 ${r.p50_ms} ms   p99 ${r.p99_ms} ms   errors ${r.errors}   non-2xx ${r.non2xx}`

@@ -1,7 +1,9 @@
 /**
  * A small pipelining HTTP/1.1 load generator (its own process, so it does not share the server's core).
  * argv: <url> <seconds> <connections> <pipeline depth> [header:value …]
- * Prints one JSON line: { requests, seconds, rps, errors, non2xx, p50_ms, p99_ms }.
+ * Prints one JSON line: { requests, seconds, rps, errors, non2xx, closed, unanswered, p50_ms, p99_ms }: `closed`
+ * counts connections the server closed before the end (uWS closes a connection on a deferred reply to a pipelined
+ * request, with no error on the client's side), `unanswered` the requests still waiting at the end.
  */
 import { connect } from "node:net"
 
@@ -16,6 +18,9 @@ const request = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\n
 let done = 0
 let errors = 0
 let non2xx = 0
+let closed = 0
+let unanswered = 0
+const pending = new Set<{ sentAt: Array<number> }>()
 const latencies: Array<number> = []
 const deadline = Date.now() + seconds * 1000
 
@@ -23,6 +28,8 @@ const open = () => {
   const socket = connect(Number(target.port), target.hostname)
   socket.setNoDelay(true)
   const sentAt: Array<number> = []
+  const state = { sentAt }
+  pending.add(state)
   let buffer = Buffer.alloc(0)
   const send = (n: number) => {
     if (Date.now() >= deadline) return
@@ -52,14 +59,28 @@ const open = () => {
     if (completed > 0) send(completed)
   })
   socket.on("error", () => errors++)
+  socket.on("close", () => {
+    if (Date.now() < deadline) closed++
+  })
 }
 
 const started = performance.now()
 for (let i = 0; i < connections; i++) open()
-setTimeout(() => {
-  const elapsed = (performance.now() - started) / 1000
+const outstanding = () => [...pending].reduce((n, p) => n + p.sentAt.length, 0)
+let counted = 0
+let elapsed = 0
+const report = () => {
+  unanswered = outstanding()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => Math.round((latencies[Math.floor(latencies.length * p)] ?? 0) * 100) / 100
-  process.stdout.write(JSON.stringify({ requests: done, seconds: elapsed, rps: Math.round(done / elapsed), errors, non2xx, p50_ms: pct(0.5), p99_ms: pct(0.99) }) + "\n")
+  process.stdout.write(JSON.stringify({ requests: counted, seconds: elapsed, rps: Math.round(counted / elapsed), errors, non2xx, closed, unanswered, p50_ms: pct(0.5), p99_ms: pct(0.99) }) + "\n")
   process.exit(0)
-}, seconds * 1000 + 200)
+}
+// After the deadline nothing new is sent; what is in flight gets up to 2 s to be answered before it counts as unanswered.
+setTimeout(() => {
+  counted = done
+  elapsed = (performance.now() - started) / 1000
+  const until = Date.now() + 2_000
+  const check = () => (outstanding() === 0 || Date.now() >= until ? report() : setTimeout(check, 20))
+  check()
+}, seconds * 1000)

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Option, TestClock } from "effect"
 import { AppConfig } from "../../server/platform/Config"
-import { Quota, quotaKey } from "../../server/gateways/dataapi/Quota"
+import { FRESH_MS, Quota, quotaKey, syncMargin } from "../../server/gateways/dataapi/Quota"
 import { Kv, type KvShape } from "../../server/platform/infra/Kv"
 import { RedisClient } from "../../server/platform/infra/Redis"
 import { Metrics } from "../../server/platform/ops/Metrics"
@@ -39,6 +39,8 @@ const midnightScenario = (kvLayer: Layer.Layer<Kv>) =>
     expect(first.resetAtMs).toBe(Date.parse("2026-06-02T00:00:00Z"))
 
     yield* kv.set(quotaKey(user, "2026-06-01"), "24998", 3_700)
+    // Other processes' counts reach this one's view within FRESH_MS (here they jumped by 24,997 at one instant).
+    yield* TestClock.adjust(`${FRESH_MS + 30} millis`)
     expect(yield* p2.hit(user, 2)).toMatchObject({ allowed: true, count: 24_999, remaining: 1 })
     expect(yield* p1.hit(user, 1)).toMatchObject({ allowed: true, count: 25_000, remaining: 0 })
     expect(yield* p2.hit(user, 2)).toMatchObject({ allowed: false, count: 25_001, remaining: 0, retryAfterSeconds: 2 })
@@ -116,6 +118,54 @@ describe("quota round trips", () => {
       // Another key of the same account in the next turn: its own round trip, the account's count goes on.
       expect(yield* quota.hit(7, 4)).toMatchObject({ count: 25_004, keyCount: 1, allowed: false })
       expect(calls).toEqual([8, 1])
+    }).pipe(
+      Effect.provide(Quota.Default),
+      Effect.provide(Layer.merge(base, Layer.succeed(Kv, counting))),
+      (scenario) => Effect.zipRight(at("2026-06-01T12:00:00Z"), scenario)
+    )
+  })
+})
+
+describe("quota off the critical path", () => {
+  it.effect("answers at once while its view is fresh and far from the limit, waits near it or when stale, and counts every request in Redis", () => {
+    const counts = new Map<string, number>()
+    const calls: Array<number> = []
+    const store = disconnected(counts, { value: true })
+    const counting: KvShape = { ...store, unsafeIncrWindowAll: (keys, ttl, now, by) => (calls.push(by ?? 1), store.unsafeIncrWindowAll(keys, ttl, now, by)) }
+    const key = quotaKey(11, "2026-06-01")
+    const turn = Effect.promise(() => new Promise<void>((r) => setImmediate(() => setImmediate(r))))
+    return Effect.gen(function* () {
+      const quota = yield* Quota
+      const now = Date.parse("2026-06-01T12:00:00Z")
+      /** Three requests in one turn: the counts of those answered before `count` returned (at once). */
+      const threeAtOnce = (t: number) => {
+        const answered: Array<number> = []
+        for (let i = 0; i < 3; i++) {
+          let sync = true
+          quota.count(11, 5, t, (q) => sync && answered.push(q.count))
+          sync = false
+        }
+        return answered
+      }
+      counts.set(key, 100)
+      // Not seen yet: the first waits for Redis.
+      expect(yield* quota.hit(11, 5)).toMatchObject({ count: 101, keyCount: 1 })
+      expect(threeAtOnce(now + 5)).toEqual([102, 103, 104])
+      yield* turn
+      expect(counts.get(key)).toBe(104)
+      expect(calls).toEqual([1, 3])
+      // A view older than FRESH_MS: the requests wait for Redis again (none answered at once).
+      expect(threeAtOnce(now + 5 + FRESH_MS + 1)).toEqual([])
+      yield* turn
+      expect(counts.get(key)).toBe(107)
+      // The last 5 % of the limit always wait: the boundary is Redis's.
+      const limit = quota.limit
+      counts.set(key, limit - syncMargin(limit) - 2)
+      yield* TestClock.adjust("100 millis")
+      expect(yield* quota.hit(11, 5)).toMatchObject({ count: limit - syncMargin(limit) - 1 })
+      expect(threeAtOnce(now + 101)).toEqual([limit - syncMargin(limit)])
+      yield* turn
+      expect(counts.get(key)).toBe(limit - syncMargin(limit) + 2)
     }).pipe(
       Effect.provide(Quota.Default),
       Effect.provide(Layer.merge(base, Layer.succeed(Kv, counting))),

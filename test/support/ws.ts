@@ -44,10 +44,11 @@ export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<Tes
     const listeners = new Set<() => void>()
     let isClosed = false
     let closedWith = ""
+    let lastError = ""
     const closed = new Promise<{ code: number; reason: string }>((done) => {
       ws.on("close", (code, reason) => {
         isClosed = true
-        closedWith = `${code}${reason.length > 0 ? ` ${reason.toString()}` : ""}`
+        closedWith = `${code}${reason.length > 0 ? ` ${reason.toString()}` : ""}${lastError ? `, after the client's error: ${lastError}` : ""}`
         done({ code, reason: reason.toString() })
         for (const l of listeners) l()
       })
@@ -59,7 +60,7 @@ export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<Tes
     ws.once("error", reject)
     ws.once("open", () => {
       ws.off("error", reject)
-      ws.on("error", () => undefined)
+      ws.on("error", (e) => (lastError = `${(e as NodeJS.ErrnoException).code ?? ""} ${e.message}`.trim()))
       resolve({
         ws,
         frames,

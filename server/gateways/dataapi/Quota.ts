@@ -4,6 +4,16 @@
  * atomic, exact across processes), expiring an hour after the day ends; each key's own count beside it. The requests
  * of one key that arrive in the same event-loop turn share one `INCRBY n` and take its n consecutive values.
  *
+ * Off the critical path when it is safe: a request is answered at once (its increment still goes to Redis in that
+ * turn's `INCRBY`) while this process saw the account's count from Redis within the last FRESH_MS and that count,
+ * plus the requests it has admitted since, stays at least `SYNC_MARGIN` (5 % of the limit, 1,250 of 25,000) below
+ * the limit. Otherwise — the last MARGIN requests of the day, an account not seen lately, a failing Redis — the
+ * request waits for Redis's answer as before, so the refusal boundary stays exact across processes: exactly the
+ * limit passes, then 429. The bound: the whole deployment would have to serve more than the margin for one account
+ * within FRESH_MS (1,250 in 20 ms: 62,500 requests a second for one account) for an admission to overrun it. Every
+ * request is counted in Redis either way; an answer given at once carries this process's view of the count (exact
+ * with one process; with several, it may not yet include what the others counted in the last FRESH_MS).
+ *
  * Redis unreachable — its connection is down (known at once, without a round trip), a count fails, or the watchdog's
  * probe (every API_QUOTA_RETRY_MS) gets no answer within API_QUOTA_REDIS_TIMEOUT_MS (a hung connection) — FAIL OPEN,
  * bounded: the process counts in memory from the last count Redis gave it for that account, still refusing past the
@@ -36,12 +46,19 @@ export interface QuotaState {
   readonly degraded: boolean
 }
 
+/** How recent this process's view of an account's count must be for a request to be answered without waiting. */
+export const FRESH_MS = 20
+/** Requests of the day that always wait for Redis: the last 5 % of the limit. */
+export const syncMargin = (limit: number) => Math.max(1, Math.ceil(limit * 0.05))
+
 /** Kept an hour past the day's end, so processes whose clocks disagree a little still share one counter. */
 const EXPIRY_MARGIN_SECONDS = 3_600
 
 const compact = (day: string) => day.replaceAll("-", "")
 export const quotaKey = (userId: number, day: string, compactDay = compact(day)) => `quota:${userId}:${compactDay}`
 export const keyCountKey = (keyId: number, day: string, compactDay = compact(day)) => `quota-key:${keyId}:${compactDay}`
+
+const NOOP = () => {}
 
 export class Quota extends Effect.Service<Quota>()("app/Quota", {
   dependencies: [DataApiConfig.Default],
@@ -56,6 +73,10 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     /** Process-local counts while Redis fails, seeded from the last counts Redis returned. */
     const local = new Map<string, number>()
     const lastSeen = new Map<string, number>()
+    /** When Redis last gave each account's count (epoch ms of the batch that asked), and what was admitted since. */
+    const seenAt = new Map<string, number>()
+    const ahead = new Map<string, number>()
+    const margin = syncMargin(limit)
     let retryAt = 0
     let today = { start: -1, day: "", compact: "" }
     let failing = false
@@ -130,6 +151,8 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
       readonly ttl: number
       readonly at: Array<number>
       readonly done: Array<(q: QuotaState) => void>
+      /** Requests of the batch already answered (at once); their counts are only added. */
+      admitted: number
     }
     let batches = new Map<number, Batch>()
     /** The day of the first request of the current turn. */
@@ -143,6 +166,16 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         } catch (defect) {
           runFork(Effect.logError("quota callback threw", defect))
         }
+      }
+    }
+
+    /** The batch's answered requests are no longer ahead of what Redis said. */
+    const landed = (b: Batch) => {
+      if (b.admitted === 0) return
+      for (const key of [b.accountKey, b.keyKey]) {
+        const n = (ahead.get(key) ?? 0) - b.admitted
+        if (n > 0) ahead.set(key, n)
+        else ahead.delete(key)
       }
     }
 
@@ -163,23 +196,28 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         const n = b.done.length
         const first = b.at[0]!
         if (failing && first < retryAt) {
+          landed(b)
           inProcess(b)
           continue
         }
         if (!kv.connected()) {
           markFailing("is disconnected", first)
+          landed(b)
           inProcess(b)
           continue
         }
         kv.unsafeIncrWindowAll([b.accountKey, b.keyKey], b.ttl, first, n).then(
           ([accountCount, keyCount]) => {
+            landed(b)
             remember(lastSeen, b.accountKey, accountCount!)
             remember(lastSeen, b.keyKey, keyCount!)
+            remember(seenAt, b.accountKey, first)
             recovered()
             settle(b, (i) => state(b.at[i]!, b.day, b.resetAtMs, accountCount! - n + 1 + i, keyCount! - n + 1 + i, false))
           },
           () => {
             markFailing("refused a quota count", first)
+            landed(b)
             inProcess(b)
           }
         )
@@ -187,8 +225,9 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     }
 
     /**
-     * Counts one request of the account (and of its key) at `now` and calls `done` once with the state: when Redis
-     * has answered the round trip of this event-loop turn, or — counting in process — at that turn's end too. Plain
+     * Counts one request of the account (and of its key) at `now` and calls `done` once with the state: at once when
+     * this process's view of the count is fresh and far from the limit (see the header), else when Redis has
+     * answered the round trip of this event-loop turn, or — counting in process — at that turn's end too. Plain
      * callbacks: this is the hot path of every keyed request.
      */
     const count = (userId: number, keyId: number, now: number, done: (q: QuotaState) => void): void => {
@@ -203,16 +242,31 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         const resetAtMs = start + DAY_MS
         b = {
           accountKey: quotaKey(userId, day, today.compact), keyKey: keyCountKey(keyId, day, today.compact), day, resetAtMs,
-          ttl: Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS, at: [], done: []
+          ttl: Math.ceil((resetAtMs - now) / 1000) + EXPIRY_MARGIN_SECONDS, at: [], done: [], admitted: 0
         }
         batches.set(id, b)
       }
-      b.at.push(now)
-      b.done.push(done)
       if (!flushScheduled) {
         flushScheduled = true
         setImmediate(flush)
       }
+      b.at.push(now)
+      const seen = failing ? undefined : seenAt.get(b.accountKey)
+      const last = lastSeen.get(b.accountKey)
+      if (seen !== undefined && last !== undefined && now - seen <= FRESH_MS) {
+        const count = last + (ahead.get(b.accountKey) ?? 0) + 1
+        if (count <= limit - margin) {
+          const lastKey = lastSeen.get(b.keyKey) ?? 0
+          const keyCount = lastKey + (ahead.get(b.keyKey) ?? 0) + 1
+          remember(ahead, b.accountKey, count - last)
+          remember(ahead, b.keyKey, keyCount - lastKey)
+          b.admitted++
+          b.done.push(NOOP)
+          done(state(now, day, b.resetAtMs, count, keyCount, false))
+          return
+        }
+      }
+      b.done.push(done)
     }
 
     /** `count` as an Effect, on the Effect clock. */
