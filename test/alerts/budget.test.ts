@@ -112,10 +112,10 @@ describe("alert budget, digest and webhook failures", () => {
     try {
       await createUser(other, { email: "w@example.com", tier: "whale" })
       const t = (await login(other, "w@example.com")).token
-      for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://10.0.0.1/"]) {
+      for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://10.0.0.1/", "http://[::ffff:127.0.0.1]:9/x", "http://2130706433/"]) {
         const r = await call(other, "PUT", "/api/alerts/channels", { token: t, body: { webhook: { url } } })
-        expect(r.status, url).toBe(400)
-        expect(r.body.code).toBe("webhook_url_private")
+        expect(r.status, url).toBe(422)
+        expect(r.body.detail[0]).toMatchObject({ type: "webhook_url_private", loc: ["body", "webhook", "url"], input: url })
       }
       const ftp = await call(other, "PUT", "/api/alerts/channels", { token: t, body: { webhook: { url: "ftp://example.com/x" } } })
       expect(ftp.status).toBe(422)

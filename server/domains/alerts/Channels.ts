@@ -3,8 +3,6 @@
  * user sends to the bot as `/connect <code>`; the bot calls `verify`), and test notifications.
  */
 import { createHmac, randomInt, randomUUID } from "node:crypto"
-import { lookup } from "node:dns/promises"
-import { isIP } from "node:net"
 import { Effect, Redacted } from "effect"
 import { STREAMS } from "../../../schema/streams"
 import type { AlertType, Channel, UpdateChannelsRequest } from "../../../schema/http/alerts"
@@ -21,7 +19,8 @@ import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS, toChannelSettings } from "./Model"
 import { lowestTierFor, policyOf } from "./Policy"
 import { AlertsRepo } from "./Repo"
-import { isPrivateAddress, isPrivateHostName, newWebhookSecret } from "./Webhooks"
+import { newWebhookSecret } from "./Webhooks"
+import { resolveOutbound } from "../../platform/infra/Outbound"
 
 const CODE_TTL_MS = 10 * 60_000
 /** Codes a user may request per hour, and wrong codes a chat may try per 10 minutes. */
@@ -57,20 +56,19 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         return toChannelSettings(s, { email: user.email, botUsername: yield* botName, configured: messenger.configured, budgetPerHour: config.budgetPerHour })
       })
 
-    /** Refuses URLs that would reach private networks (unless allowed): literal addresses, names, resolved addresses. */
+    /** Refuses, at save time, URLs the webhook sender would refuse (platform/infra/Outbound.ts): 422 on the URL. */
     const checkWebhookUrl = (raw: string) =>
       Effect.gen(function* () {
-        if (config.webhookAllowPrivate) return
-        const host = new URL(raw).hostname.replace(/^\[|\]$/g, "")
-        const refuse = new WebhookUrlRefused({ message: "Webhook URLs on private, loopback or link-local addresses are not allowed", code: "webhook_url_private" })
-        if (isPrivateHostName(host)) return yield* refuse
-        if (isIP(host)) {
-          if (isPrivateAddress(host)) return yield* refuse
-          return
+        const outbound = yield* Effect.promise(() => resolveOutbound(raw, { allowPrivate: config.webhookAllowPrivate }))
+        if (outbound.ok) return
+        const loc = ["body", "webhook", "url"]
+        if (outbound.reason === "unresolvable") {
+          return yield* new WebhookUrlRefused({ message: `Cannot resolve ${new URL(raw).hostname}`, code: "webhook_url_unresolvable", loc, input: raw })
         }
-        const addresses = yield* Effect.tryPromise(() => lookup(host, { all: true })).pipe(Effect.orElseSucceed(() => []))
-        if (addresses.length === 0) return yield* new WebhookUrlRefused({ message: `Cannot resolve ${host}`, code: "webhook_url_unresolvable" })
-        if (addresses.some((a) => isPrivateAddress(a.address))) return yield* refuse
+        return yield* new WebhookUrlRefused({
+          message: "Webhook URLs must reach a public address (not loopback, private, link-local, reserved or multicast, in any spelling)",
+          code: "webhook_url_private", loc, input: raw
+        })
       })
 
     const requireChannel = (user: AuthUser, channel: Channel) => {
@@ -112,7 +110,9 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         const needSecret = url !== null && (current.webhook_secret === null || hook?.rotate_secret === true)
         const secret = needSecret ? newWebhookSecret() : undefined
         if (hook?.enabled === true && url === null) {
-          return yield* new WebhookUrlRefused({ message: "Set a webhook URL before enabling the webhook channel", code: "webhook_not_configured" })
+          return yield* new WebhookUrlRefused({
+            message: "Set a webhook URL before enabling the webhook channel", code: "webhook_not_configured", loc: ["body", "webhook", "enabled"], input: true
+          })
         }
         yield* repo.patchSettings(user.id, {
           messenger_enabled: body.messenger?.enabled,

@@ -1,7 +1,7 @@
 /** Expected failures of the alerts domain, each with its HTTP answer (`AlertErrors`, registered by the module). */
 import { Data } from "effect"
 import type { ValidationIssue } from "../../../schema/errors"
-import { BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed, errorMap } from "../../platform/http/Errors"
+import { Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed, errorMap } from "../../platform/http/Errors"
 
 export class AlertNotFound extends Data.TaggedError("AlertNotFound")<{ readonly id: number }> {}
 /** An alert type, a channel or custom wallets above the caller's tier. */
@@ -9,7 +9,10 @@ export class AlertTierRequired extends Data.TaggedError("AlertTierRequired")<{ r
 export class TooManyAlerts extends Data.TaggedError("TooManyAlerts")<{ readonly max: number; readonly tier: string }> {}
 /** Params of a stored alert's type that do not parse (PUT), or an address that is no wallet: 422. */
 export class AlertInputInvalid extends Data.TaggedError("AlertInputInvalid")<{ readonly issues: ReadonlyArray<ValidationIssue> }> {}
-export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{ readonly message: string; readonly code: string }> {}
+/** A webhook URL the service will not call, or an enable without one: 422 on `loc`, `code` as the issue's type. */
+export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{
+  readonly message: string; readonly code: string; readonly loc: ReadonlyArray<string>; readonly input: unknown
+}> {}
 export class MessengerNotConfigured extends Data.TaggedError("MessengerNotConfigured")<{}> {}
 export class TooManyCodes extends Data.TaggedError("TooManyCodes")<{ readonly max: number; readonly retryAfterSeconds: number }> {}
 export class TooManyAttempts extends Data.TaggedError("TooManyAttempts")<{ readonly retryAfterSeconds: number }> {}
@@ -29,7 +32,7 @@ export const AlertErrors = errorMap<AlertError>()({
   AlertTierRequired: (e) => new Forbidden({ message: `${e.what} needs the ${e.required} tier or higher`, code: "tier_required", extra: { required_tier: e.required, tier: e.tier } }),
   TooManyAlerts: (e) => new Conflict({ message: `At most ${e.max} alerts on the ${e.tier} tier; delete one first`, code: "too_many_alerts", extra: { max_alerts: e.max } }),
   AlertInputInvalid: (e) => new ValidationFailed({ issues: e.issues }),
-  WebhookUrlRefused: (e) => new BadRequest({ message: e.message, code: e.code }),
+  WebhookUrlRefused: (e) => new ValidationFailed({ issues: [{ type: e.code, loc: [...e.loc], msg: e.message, input: e.input }] }),
   MessengerNotConfigured: () => new Conflict({ message: "The messenger bot is not configured on this service", code: "messenger_not_configured" }),
   TooManyCodes: (e) => new TooManyRequests({ message: `At most ${e.max} connect codes per hour`, code: "too_many_codes", retryAfterSeconds: e.retryAfterSeconds }),
   TooManyAttempts: (e) => new TooManyRequests({ message: "Too many connect attempts from this chat; wait a few minutes", code: "too_many_attempts", retryAfterSeconds: e.retryAfterSeconds }),

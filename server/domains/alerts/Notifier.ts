@@ -39,7 +39,7 @@ import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
-import { makeLimiter, postWebhook, type PostResult } from "./WebhookPost"
+import { makeLimiter, postWebhook, statusClass, type PostResult } from "./WebhookPost"
 import { batchWebhookId, signedHeaders } from "./Webhooks"
 
 const LEASE_SECONDS = 300
@@ -248,7 +248,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
               gone.add(row.user_id)
               return failure(row, "410: endpoint gone; webhook disabled", false)
             }
-            return failure(row, "status" in res ? `HTTP ${res.status}` : res.error, true)
+            return failure(row, "status" in res ? statusClass(res.status) : res.error, true)
           }))
           for (const userId of gone) yield* repo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
           yield* settleLater(outcomes)

@@ -1,39 +1,25 @@
 /**
- * One webhook POST with node:http(s): a timeout for the whole attempt, and — unless private destinations are
- * allowed — a DNS lookup that refuses private, loopback and link-local addresses at connect time (so a name that
- * resolves differently after it was saved cannot reach the internal network). Never throws.
+ * One webhook POST with node:http(s): its URL through the platform's outbound guard (`resolveOutbound`: every
+ * address the host resolves to must be public, unless private destinations are allowed), then a connection to the
+ * address that was checked (no second lookup), and a timeout for the whole attempt. What it reports says sent,
+ * refused or failed with the HTTP status class — never connection details (whether a port is open, what answered),
+ * which the owner sees in the test answer and the history. Never throws.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { isIP } from "node:net"
-import { isPrivateAddress, isPrivateHostName } from "./Webhooks"
+import { pinnedLookup, resolveOutbound } from "../../platform/infra/Outbound"
 
 export type PostResult = { readonly status: number } | { readonly error: string }
 
-const guardedLookup = (hostname: string, options: object, callback: (...args: Array<any>) => void) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: Array<LookupAddress>) => {
-    if (err) return callback(err)
-    const allowed = addresses.filter((a) => !isPrivateAddress(a.address))
-    if (allowed.length === 0) return callback(new Error(`refused: ${hostname} resolves to a private address`))
-    if ((options as { all?: boolean }).all) return callback(null, allowed)
-    callback(null, allowed[0]!.address, allowed[0]!.family)
-  })
-}
+/** The status class a failed delivery reports (`HTTP 4xx`, `HTTP 5xx`). */
+export const statusClass = (status: number) => `HTTP ${Math.floor(status / 100)}xx`
 
-export const postWebhook = (url: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<PostResult> =>
-  new Promise((resolve) => {
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return resolve({ error: "invalid URL" })
-    }
-    const host = target.hostname.replace(/^\[|\]$/g, "")
-    if (!allowPrivate && (isPrivateHostName(host) || (isIP(host) !== 0 && isPrivateAddress(host)))) {
-      return resolve({ error: "refused: private destination" })
-    }
-    const send = target.protocol === "https:" ? httpsRequest : httpRequest
+export const postWebhook = async (url: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<PostResult> => {
+  const outbound = await resolveOutbound(url, { allowPrivate })
+  if (!outbound.ok) return { error: outbound.reason === "unresolvable" ? "failed: the host name does not resolve" : "refused: not a public destination" }
+  const { target } = outbound
+  return new Promise((resolve) => {
+    const send = target.url.protocol === "https:" ? httpsRequest : httpRequest
     let settled = false
     const done = (r: PostResult) => {
       if (!settled) {
@@ -42,22 +28,23 @@ export const postWebhook = (url: string, headers: Record<string, string>, body: 
         resolve(r)
       }
     }
-    const req = send(target, {
+    const req = send(target.url, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "user-agent": "WhaleIntelligence-Webhooks/1" },
-      ...(allowPrivate ? {} : { lookup: guardedLookup as never })
+      lookup: pinnedLookup(target) as never
     }, (res) => {
       res.resume()
       res.on("end", () => done({ status: res.statusCode ?? 0 }))
       res.on("error", () => done({ status: res.statusCode ?? 0 }))
     })
     const timer = setTimeout(() => {
-      req.destroy(new Error(`timeout after ${timeoutMs} ms`))
-      done({ error: `timeout after ${timeoutMs} ms` })
+      req.destroy(new Error("timeout"))
+      done({ error: `failed: no answer within ${timeoutMs} ms` })
     }, timeoutMs)
-    req.on("error", (e) => done({ error: e.message }))
+    req.on("error", () => done({ error: "failed: no answer" }))
     req.end(body)
   })
+}
 
 /**
  * At most `limit` tasks running at once, the rest started in the order they came (plain promises: a round's

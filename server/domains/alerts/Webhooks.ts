@@ -8,7 +8,6 @@
  * plus the address checks that keep a user's URL from reaching private networks (SSRF).
  */
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto"
-import { isIP } from "node:net"
 
 export const SECRET_PREFIX = "whsec_"
 
@@ -68,33 +67,4 @@ export const verify = (
     const given = Buffer.from(part.slice(3), "base64")
     return given.length === expected.length && timingSafeEqual(given, expected)
   })
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-const v4 = (ip: string) => ip.split(".").map(Number) as [number, number, number, number]
-
-/** Loopback, private, link-local, CGNAT, unspecified, multicast and reserved addresses (v4 and v6). */
-export const isPrivateAddress = (ip: string): boolean => {
-  const kind = isIP(ip)
-  if (kind === 4) {
-    const [a, b] = v4(ip)
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-  }
-  if (kind === 6) {
-    const x = ip.toLowerCase()
-    if (x === "::" || x === "::1") return true
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(x)
-    if (mapped) return isPrivateAddress(mapped[1]!)
-    return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(x) || x.startsWith("64:ff9b:") || x.startsWith("2001:db8")
-  }
-  return true
-}
-
-/** Host names that are private whatever they resolve to. */
-export const isPrivateHostName = (host: string) => {
-  const h = host.toLowerCase().replace(/\.$/, "")
-  return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === ""
 }
