@@ -208,7 +208,7 @@ describe("one-time links", () => {
 describe("refresh and logout", () => {
   it("refresh rotates (cookie or body); reusing a rotated token revokes the whole family", async () => {
     const s = await login(app, email, "reset password 1234")
-    const byCookie = await fetch(app.url + "/auth/refresh", { method: "POST", headers: cookieHeader({ whale_refresh: s.refreshToken }) })
+    const byCookie = await fetch(app.url + "/auth/refresh", { method: "POST", headers: { ...cookieHeader({ whale_refresh: s.refreshToken }), origin: app.url } })
     expect(byCookie.status).toBe(200)
     const second = await byCookie.json()
     expect(second.refresh_token).not.toBe(s.refreshToken)
@@ -250,7 +250,7 @@ describe("refresh and logout", () => {
     const url = linkTo(mail, "/auth/magic-login")
     const res = await get(url.pathname + url.search)
     const cookies = cookiesOf(res.headers.getSetCookie())
-    const refreshed = await fetch(app.url + "/auth/refresh", { method: "POST", headers: cookieHeader({ whale_refresh: cookies.whale_refresh! }) })
+    const refreshed = await fetch(app.url + "/auth/refresh", { method: "POST", headers: { ...cookieHeader({ whale_refresh: cookies.whale_refresh! }), origin: app.url } })
     expect(refreshed.status).toBe(200)
   })
 })

@@ -34,7 +34,7 @@ const batchSend = async (on: TestApp) => {
   const { csrf_token } = (await (await fetch(`${on.url}/api/email/workspace`, { headers: { cookie } })).json()) as { csrf_token: string }
   return fetch(`${on.url}/email/batch-send`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: on.url },
     body: new URLSearchParams({ subject: "Whale data", body: "Hello", _csrf: csrf_token }).toString()
   })
 }

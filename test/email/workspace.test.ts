@@ -21,7 +21,8 @@ let app: TestApp
 let staff: LoggedIn
 let user: LoggedIn
 let csrf = ""
-const cookieOf = (l: LoggedIn) => ({ cookie: l.setCookies.map((c) => c.split(";")[0]).join("; ") })
+/** The headers a browser on this site's pages sends: its cookies, and (on a form POST) this site as its Origin. */
+const cookieOf = (l: LoggedIn) => ({ cookie: l.setCookies.map((c) => c.split(";")[0]).join("; "), origin: app.url })
 
 beforeAll(async () => {
   app = await startApp({
@@ -89,6 +90,14 @@ describe("forms and CSRF", () => {
     const otherSession = await login(app, "staff@whale.test")
     expect((await postForm("/email/contact", { email: "nocsrf@example.org", _csrf: csrf }, cookieOf(otherSession))).status).toBe(403)
     expect((await postForm("/email/contact", { email: "nocsrf@example.org", _csrf: csrf }, { ...cookieOf(staff), origin: "https://evil.example" })).status).toBe(403)
+    // Another port of the same host is another origin (SameSite=Lax would have sent the cookie).
+    const otherPort = `http://127.0.0.1:${app.port + 1}`
+    const fromOtherPort = await postForm("/email/contact", { email: "nocsrf@example.org", _csrf: csrf }, { ...cookieOf(staff), origin: otherPort })
+    expect(fromOtherPort.status).toBe(403)
+    expect(((await fromOtherPort.json()) as { code: string }).code).toBe("cross_site")
+    // Neither Origin nor Sec-Fetch-Site: refused, even with a valid token.
+    const { origin: _, ...bare } = cookieOf(staff)
+    expect((await postForm("/email/contact", { email: "nocsrf@example.org", _csrf: csrf }, bare)).status).toBe(403)
     expect(await count("SELECT count(*) AS n FROM email_contacts WHERE email = 'nocsrf@example.org'")).toBe(0)
   })
 

@@ -16,7 +16,8 @@ const WBTC = "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599"
 let app: TestApp
 let free: LoggedIn
 let other: LoggedIn
-const cookieOf = (l: LoggedIn) => ({ cookie: l.setCookies.map((c) => c.split(";")[0]).join("; ") })
+/** What a browser on this site's page sends: its cookies and, on a form POST, this site as Origin. */
+const cookieOf = (l: LoggedIn) => ({ cookie: l.setCookies.map((c) => c.split(";")[0]).join("; "), origin: app.url })
 
 beforeAll(async () => {
   // a demo chain that stays quiet: the test writes the trades it prices from

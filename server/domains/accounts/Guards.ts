@@ -10,6 +10,8 @@ import { TIER_RANK, type Tier } from "../../../schema/tiers"
 import { Forbidden, Unauthorized } from "../../platform/http/Errors"
 import type { Guard, RequestInfo } from "../../platform/http/Route"
 import { cookieValue, SESSION_COOKIE } from "../../platform/http/Principals"
+import { crossSite, crossSiteRefused } from "../../platform/http/SameOrigin"
+import { AppConfig } from "../../platform/Config"
 import { Entitlements } from "./Entitlements"
 import { toAuthUser, type AuthUser } from "./Model"
 import { AccountsRepo } from "./Repo"
@@ -41,6 +43,7 @@ export class AuthGuards extends Effect.Service<AuthGuards>()("app/AuthGuards", {
     const sessions = yield* Sessions
     const entitlements = yield* Entitlements
     const repo = yield* AccountsRepo
+    const config = yield* AppConfig
 
     /** The user of a raw session token; 401 (`token_expired`, `invalid_token`, `session_revoked`) otherwise. */
     const resolveToken = Effect.fn("AuthGuards.resolveToken")(function* (token: string) {
@@ -63,13 +66,14 @@ export class AuthGuards extends Effect.Service<AuthGuards>()("app/AuthGuards", {
       return yield* resolveToken(token).pipe(Effect.orElseSucceed(() => null))
     })
 
-    const fromRequest = (req: RequestInfo) => {
-      const token = sessionTokenFrom(req.headers.get("authorization"), (name) => req.cookie(name))
-      return token === undefined
-        ? Effect.fail(notAuthenticated("Not authenticated", "not_authenticated"))
-        : token === ""
-          ? Effect.fail(notAuthenticated("Malformed Authorization header", "invalid_token"))
-          : resolveToken(token)
+    const fromRequest = (req: RequestInfo): Effect.Effect<AuthUser, Unauthorized | Forbidden> => {
+      const authorization = req.headers.get("authorization")
+      const token = sessionTokenFrom(authorization, (name) => req.cookie(name))
+      if (token === undefined) return Effect.fail(notAuthenticated("Not authenticated", "not_authenticated"))
+      if (token === "") return Effect.fail(notAuthenticated("Malformed Authorization header", "invalid_token"))
+      // The cookie acts only for requests from this site's own pages (platform/http/SameOrigin.ts).
+      const refused = authorization === undefined ? crossSite(req, config.publicBaseUrl) : null
+      return refused === null ? resolveToken(token) : Effect.fail(crossSiteRefused(refused))
     }
 
     const user: Guard<AuthUser> = { name: "user", security: SECURITY, run: fromRequest }

@@ -15,6 +15,7 @@ import {
 } from "../../../schema/http/auth"
 import { AppConfig } from "../../platform/Config"
 import { Unauthorized } from "../../platform/http/Errors"
+import { crossSite, crossSiteRefused } from "../../platform/http/SameOrigin"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
 import { route } from "../../platform/http/Route"
@@ -69,6 +70,8 @@ export const AuthRoutes = Effect.gen(function* () {
       handler: ({ body, req }) => {
         const raw = body.refresh_token ?? req.cookie(REFRESH_COOKIE)
         if (!raw) return Effect.fail(new Unauthorized({ message: "No refresh token", code: "invalid_refresh_token" }))
+        const refused = body.refresh_token === undefined ? crossSite(req, config.publicBaseUrl) : null
+        if (refused !== null) return Effect.fail(crossSiteRefused(refused))
         return sessions.refresh(raw).pipe(
           Effect.flatMap((session) => accounts.me(session.userId).pipe(Effect.map((me) => sessionReply(session, me))))
         )
@@ -81,7 +84,8 @@ export const AuthRoutes = Effect.gen(function* () {
         Effect.gen(function* () {
           if (auth && body.everywhere) yield* sessions.revokeAll(auth.id, "logout_everywhere")
           else if (auth?.sessionId) yield* sessions.revoke(auth.sessionId, "logout")
-          const refresh = body.refresh_token ?? req.cookie(REFRESH_COOKIE)
+          // Another site's request does not end this browser's session through its cookie.
+          const refresh = body.refresh_token ?? (crossSite(req, config.publicBaseUrl) === null ? req.cookie(REFRESH_COOKIE) : undefined)
           const sid = refresh ? yield* sessions.sessionOfRefreshToken(refresh) : undefined
           if (sid) yield* sessions.revoke(sid, "logout")
           return Reply.json({ ok: true, message: "Signed out" }, 200, [...clearedCookies(secure), NO_STORE])
