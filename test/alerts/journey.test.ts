@@ -307,8 +307,14 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     const added = await post("/api/alerts/custom-wallets", { address: good, label: "My fund" })
     expect(added.status).toBe(200)
     expect((await post("/api/alerts/custom-wallets", { address: good })).body.code).toBe("wallet_exists")
-    const tracked = await app.query<{ source: string; active: boolean }>("SELECT source, active FROM tracked_wallets WHERE address = $1", [good.toLowerCase()])
-    expect(tracked).toEqual([{ source: "custom", active: true }])
+    const tracked = await app.query<{ source: string; active: boolean; label: string }>("SELECT source, active, label FROM tracked_wallets WHERE address = $1", [good.toLowerCase()])
+    expect(tracked).toEqual([{ source: "custom", active: true, label: "0x5290…9ee7" }])
+    // The owner's label and the wallet itself are private: anonymous wallet search (and MCP, the same read) finds neither.
+    for (const q of ["my fund", "0x52908400", "0x5290"]) {
+      const found = await call(app, "GET", `/api/alerts/wallet-search?q=${encodeURIComponent(q)}`)
+      expect(found.status, q).toBe(200)
+      expect(found.body.wallets.map((w: any) => w.address), q).not.toContain(good.toLowerCase())
+    }
     const list = await call(app, "GET", "/api/alerts/custom-wallets", { token })
     expect(list.body.cap).toBe(25)
     expect(list.body.wallets.map((w: any) => w.address)).toEqual([good.toLowerCase()])
@@ -316,7 +322,9 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     await post("/api/alerts", { type: "wallet_activity", params: { wallet: good }, channels: ["messenger"] })
     const tx = record({ wallet: good.toLowerCase(), wallet_label: null, usd: 42_000 })
     expect((await call(app, "POST", "/api/alerts/custom-wallet-tx", { body: tx, headers: internalHeaders(app) })).status).toBe(200)
-    await waitFor(() => sentTo(CHAT, "My fund bought $42.0K").length === 1, 10_000)
+    // chain.tx is everyone's feed: the record goes out under the short address, never the owner's label.
+    await waitFor(() => sentTo(CHAT, "0x5290…9ee7 bought $42.0K").length === 1, 10_000)
+    expect(sentTo(CHAT, "My fund")).toHaveLength(0)
     expect((await call(app, "POST", "/api/alerts/custom-wallet-tx", { body: record(), headers: internalHeaders(app) })).status).toBe(404)
 
     expect((await call(app, "DELETE", `/api/alerts/custom-wallets/${added.body.id}`, { token })).status).toBe(200)

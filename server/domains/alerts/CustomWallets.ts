@@ -18,6 +18,7 @@ import { Bus } from "../../platform/infra/Bus"
 import { AlertsConfig } from "./Config"
 import { AlertInputInvalid, AlertTierRequired, TooManyWallets, WalletExists, WalletNotFound, WalletNotMonitored } from "./Errors"
 import { recordKeyOf } from "./Fanout"
+import { shortAddress } from "./Format"
 import { policyOf } from "./Policy"
 import { AlertsRepo } from "./Repo"
 
@@ -63,7 +64,8 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
         const added = yield* repo.addWallet(user.id, address, label, cap)
         if (added.kind === "cap") return yield* new TooManyWallets({ cap })
         if (added.kind === "exists") return yield* new WalletExists()
-        yield* chain.trackCustom(address, label ?? `Custom ${address.slice(0, 8)}`)
+        // The label is the owner's: it stays in alert_custom_wallets and never reaches the shared tables or streams.
+        yield* chain.trackCustom(address)
         yield* Effect.logInfo(`custom wallet ${address} added`).pipe(Effect.annotateLogs({ user: user.id }))
         return { ...wire(added.row), monitored_from: "next block", already_tracked: known.tracked !== null && known.tracked.source !== "custom" }
       }),
@@ -85,7 +87,8 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
       customWalletTx: Effect.fn("Feed.customWalletTx")(function* (r: InternalTxRequest) {
         const custom = yield* repo.isCustomWallet(r.wallet)
         if (custom === null) return yield* new WalletNotMonitored({ wallet: r.wallet })
-        yield* bus.publish(STREAMS.chainTx, toMessage(r, r.wallet_label ?? custom.label ?? "Custom wallet"))
+        // chain.tx is everyone's feed: a custom wallet goes out under its short address, not its owner's private label.
+        yield* bus.publish(STREAMS.chainTx, toMessage(r, r.wallet_label ?? shortAddress(r.wallet)))
         return { accepted: 1, stream: STREAMS.chainTx }
       }),
 

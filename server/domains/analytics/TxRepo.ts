@@ -50,16 +50,19 @@ export class TxRepo extends Effect.Service<TxRepo>()("app/analytics/TxRepo", {
     const tokensBySymbol = (symbol: string) => sql<{ address: string }>`
       SELECT address FROM tokens WHERE upper(symbol) = upper(${symbol})`.pipe(Effect.map((rows) => rows.map((r) => r.address)), Effect.orDie)
 
-    /** Tracked wallets whose address starts with `q` or whose label contains it, with their last 7 days. */
+    /**
+     * Tracked wallets whose address starts with `q` or whose label contains it, with their last 7 days. Wallets that
+     * users monitor privately (source `custom`) are theirs alone and never found here.
+     */
     const searchWallets = (q: string, limit: number, since7: string) => {
       const needle = likeEscape(q.toLowerCase())
       return sql<WalletSearchRow>`
         WITH found AS (
           SELECT address, label, cohort, active, 0 AS rank FROM tracked_wallets
-          WHERE ${needle.startsWith("0x") ? sql`address LIKE ${`${needle}%`}` : sql`false`}
+          WHERE source <> 'custom' AND ${needle.startsWith("0x") ? sql`address LIKE ${`${needle}%`}` : sql`false`}
           UNION ALL
           SELECT address, label, cohort, active, CASE WHEN lower(label) LIKE ${`${needle}%`} THEN 1 ELSE 2 END FROM tracked_wallets
-          WHERE lower(label) LIKE ${`%${needle}%`}
+          WHERE source <> 'custom' AND lower(label) LIKE ${`%${needle}%`}
         ), best AS (
           SELECT DISTINCT ON (address) * FROM found ORDER BY address, rank
         ), picked AS (

@@ -13,9 +13,9 @@ export class ChainWallets extends Effect.Service<ChainWallets>()("app/ChainWalle
   effect: Effect.gen(function* () {
     const repo = yield* ChainRepo
     return {
-      /** Starts monitoring an address (idempotent). */
-      trackCustom: Effect.fn("ChainWallets.trackCustom")(function* (address: string, label: string) {
-        yield* repo.trackCustomWallet(address, label)
+      /** Starts monitoring an address (idempotent), under its short address: a user's own label stays private. */
+      trackCustom: Effect.fn("ChainWallets.trackCustom")(function* (address: string) {
+        yield* repo.trackCustomWallet(address, `${address.slice(0, 6)}…${address.slice(-4)}`)
       }),
 
       /** Stops monitoring an address that only custom requests had asked for. */
