@@ -7,6 +7,7 @@
  * message naming the variable.
  */
 import { randomBytes } from "node:crypto"
+import { parseTrustProxy } from "./http/ClientAddress"
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { Config, ConfigError, Either, Option, Effect, Redacted } from "effect"
@@ -90,6 +91,10 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
     )
     const host = yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
     const publicBaseUrl = (yield* optionalString("PUBLIC_BASE_URL")) ?? `http://localhost:${port}`
+    const trustProxyRaw = yield* optionalString("TRUST_PROXY")
+    const trustProxy = yield* Effect.try(() => parseTrustProxy(trustProxyRaw)).pipe(
+      Effect.orDieWith((e) => new Error(`TRUST_PROXY=${trustProxyRaw}: ${(e as { error?: Error }).error?.message ?? String(e)} (a hop count, or addresses, CIDRs, loopback, linklocal, uniquelocal)`))
+    )
 
     const secretFromEnv = {
       SESSION_SECRET: yield* optionalString("SESSION_SECRET"),
@@ -107,6 +112,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       port,
       host,
       publicBaseUrl: publicBaseUrl.replace(/\/$/, ""),
+      /** Which peers may name the client in X-Forwarded-For (http/ClientAddress.ts); default nobody. */
+      trustProxy,
       roles: yield* roles,
       /** Which actors this process runs when it has the `actors` role. */
       actorSelection: yield* actorSelection,
@@ -170,8 +177,6 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         maxBackpressureBytes: yield* Config.integer("WS_MAX_BACKPRESSURE_BYTES").pipe(Config.withDefault(1_048_576)),
         /** Open connections per client address (429 at the upgrade beyond). */
         maxConnectionsPerIp: yield* Config.integer("WS_MAX_CONNECTIONS_PER_IP").pipe(Config.withDefault(32)),
-        /** Count clients by the first X-Forwarded-For address (only behind a proxy that sets it). */
-        trustForwardedFor: yield* Config.boolean("WS_TRUST_FORWARDED_FOR").pipe(Config.withDefault(false)),
         maxSubscriptions: yield* Config.integer("WS_MAX_SUBSCRIPTIONS").pipe(Config.withDefault(32)),
         /** Client messages per connection per 10 s (an error beyond, closed at twice as many). */
         maxMessagesPer10s: yield* Config.integer("WS_MAX_MESSAGES_PER_10S").pipe(Config.withDefault(100)),

@@ -19,7 +19,8 @@ const unknown = "nobody-here@example.com"
 beforeAll(async () => {
   smtp = await startSmtp()
   app = await startApp({
-    env: { SMTP_URL: smtp.url, MAIL_POLL_MS: "100", LOGIN_MAX_PER_ACCOUNT: "5", LOGIN_MAX_PER_IP: "8", AUTH_MAILS_PER_HOUR: "2" }
+    // The test client stands in for a proxy on loopback that names each scenario's client in X-Forwarded-For.
+    env: { SMTP_URL: smtp.url, MAIL_POLL_MS: "100", LOGIN_MAX_PER_ACCOUNT: "5", LOGIN_MAX_PER_IP: "8", AUTH_MAILS_PER_HOUR: "2", TRUST_PROXY: "loopback" }
   })
   await createUser(app, { email: known, password: "known password 1" })
 })

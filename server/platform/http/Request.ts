@@ -31,6 +31,7 @@ export class IncomingRequest implements RequestInfo {
   #req: uWS.HttpRequest | undefined
   readonly #res: uWS.HttpResponse
   readonly #forwarded: string
+  readonly #clientAddress: (socket: string, forwarded: string) => string
   #headers: Map<string, string> | undefined
   #address: ArrayBuffer | undefined
   #ip: string | undefined
@@ -43,11 +44,14 @@ export class IncomingRequest implements RequestInfo {
     readonly method: string,
     readonly path: string,
     readonly query: string,
-    forwarded: string
+    /** `X-Forwarded-For` when a proxy is trusted ("" otherwise), and how the client address is decided from it. */
+    forwarded: string,
+    clientAddress: (socket: string, forwarded: string) => string
   ) {
     this.#res = res
     this.#req = req
     this.#forwarded = forwarded
+    this.#clientAddress = clientAddress
   }
 
   get headers(): ReadonlyMap<string, string> {
@@ -68,11 +72,10 @@ export class IncomingRequest implements RequestInfo {
     return value !== "" ? value : this.headers.get(name)
   }
 
-  /** The peer address (or the first `X-Forwarded-For` hop); read from uWS on first use, while `res` is valid. */
+  /** The client's address (http/ClientAddress.ts: the peer's, or a trusted proxy's word); read on first use. */
   get ip(): string {
     if (this.#ip === undefined) {
-      if (this.#forwarded !== "") this.#ip = this.#forwarded.split(",")[0]!.trim()
-      else this.#ip = Buffer.from(this.#address ?? this.#res.getRemoteAddressAsText()).toString("latin1")
+      this.#ip = this.#clientAddress(Buffer.from(this.#address ?? this.#res.getRemoteAddressAsText()).toString("latin1"), this.#forwarded)
     }
     return this.#ip
   }
@@ -102,7 +105,7 @@ export class IncomingRequest implements RequestInfo {
   detach(copy: boolean) {
     if (copy) {
       void this.headers
-      if (this.#forwarded === "") this.#address ??= this.#res.getRemoteAddressAsText()
+      this.#address ??= this.#res.getRemoteAddressAsText()
     }
     this.#req = undefined
   }

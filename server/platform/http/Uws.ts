@@ -16,6 +16,7 @@ import { CONTENT_SECURITY_POLICY, headerBlockBytes, isHtml, Reply, staticHeaders
 import type { AnyRoute, RequestInfo } from "./Route"
 import { compileRoutes } from "./Router"
 import { MethodNotAllowed, NotFound, PayloadTooLarge } from "./Errors"
+import { clientAddressOf } from "./ClientAddress"
 import { IncomingRequest, nextRequestId, REQUEST_ID } from "./Request"
 import { makeRequestLog } from "./RequestLog"
 
@@ -68,6 +69,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const inflightCell = (yield* Metrics).gauge("http_requests_in_flight", "HTTP requests being handled").cell()
     const accessLogOn = log.accessLogOn
     const lookup = compileRoutes(options.routes)
+    const clientAddress = clientAddressOf(config.trustProxy)
     const runRoute = yield* makePipeline(options.errors ?? {})
     let inFlight = 0
     let draining = false
@@ -151,7 +153,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       const found = lookup(method, path)
       const info = new IncomingRequest(
         res, req, givenId !== "" && REQUEST_ID.test(givenId) ? givenId : nextRequestId(), method, path, req.getQuery() ?? "",
-        req.getHeader(FORWARDED_FOR)
+        clientAddress.usesHeader ? req.getHeader(FORWARDED_FOR) : "", clientAddress.of
       )
       // The access log reads the peer address after the reply is written: read it while `res` is valid.
       if (accessLogOn) void info.ip

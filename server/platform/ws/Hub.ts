@@ -16,6 +16,7 @@ import uWS from "uWebSockets.js"
 import { INSTANCE } from "../Instance"
 import { WS_PATH, type WsUser } from "../../../schema/ws"
 import { AppConfig } from "../Config"
+import { clientAddressOf } from "../http/ClientAddress"
 import { Bus } from "../infra/Bus"
 import { Metrics } from "../ops/Metrics"
 import { Principals } from "../http/Principals"
@@ -43,6 +44,7 @@ type Resolved = { readonly user: WsUser | null; readonly auth: Conn["auth"] }
 export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(function* () {
   const topics = new TopicTable([...PLATFORM_TOPICS, ...topicDefs])
   const config = yield* AppConfig
+  const clientAddress = clientAddressOf(config.trustProxy)
   const settings = config.ws
   const principals = yield* Principals
   const bus = yield* Bus
@@ -133,8 +135,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
       host: req.getHeader("host"), origin: req.getHeader("origin"), cookie: req.getHeader("cookie"),
       authorization: req.getHeader("authorization"), protocols: req.getHeader("sec-websocket-protocol"), query: req.getQuery() ?? ""
     }, config.publicBaseUrl)
-    const forwarded = settings.trustForwardedFor ? req.getHeader("x-forwarded-for").split(",")[0]!.trim() : ""
-    const ip = forwarded || Buffer.from(res.getRemoteAddressAsText()).toString()
+    const ip = clientAddress.of(Buffer.from(res.getRemoteAddressAsText()).toString("latin1"), clientAddress.usesHeader ? req.getHeader("x-forwarded-for") : "")
     if (stopping) return refuse(res, "503 Service Unavailable", "Shutting down", "stopping")
     if (!slots.take(ip)) return refuse(res, "429 Too Many Requests", `At most ${settings.maxConnectionsPerIp} connections per address`, "ip_cap")
     let released = false
