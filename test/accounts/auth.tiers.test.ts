@@ -156,6 +156,9 @@ describe("guards", () => {
     const boss = (await login(app, "boss@example.com")).token
     const rich = (await login(app, "rich@example.com")).token
     expect(await run(guards.admin, bearer(boss))).toMatchObject({ ok: true, user: { admin: true, tier: "free" } })
+    // An administrator reads what the admin pages let them edit (the playbook's events are whale-tier reads).
+    expect(await run(guards.tier("whale"), bearer(boss))).toMatchObject({ ok: true, user: { admin: true, tier: "free" } })
+    expect(await run(guards.tier("whale"), bearer(rich))).toMatchObject({ ok: true })
     expect(await run(guards.admin, bearer(rich))).toMatchObject({ ok: false, status: 403, body: { code: "admin_required" } })
     expect(await run(guards.admin, {})).toMatchObject({ ok: false, status: 401 })
     expect((await (await get("/auth/me", bearer(boss))).json()).admin).toBe(true)
