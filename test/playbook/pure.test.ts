@@ -70,6 +70,9 @@ describe("spans", () => {
     ])
     expect(baselineSlots(from, 24 * HOUR_MS, null)).toHaveLength(7)
     expect(baselineSlots(from, 24 * HOUR_MS, from - 3 * DAY_MS)).toHaveLength(3)
+    // A running window seconds old has no baseline (it asked for hundreds of millions of slots: a stack overflow, 500).
+    expect(baselineSlots(from, 1_500, null)).toEqual([])
+    expect(baselineSlots(from, 5 * 60_000, null)).toHaveLength(2_016)
   })
 
   it("matches the same hours of the 8 weeks before, excluding other high-severity events and weeks without data", () => {

@@ -46,9 +46,9 @@ export class Engine extends Effect.Service<Engine>()("app/playbook/Engine", {
         const at = spans.push(p) - 1
         const slots = baselineSlots(w.whole.from, spanLength(p), dataSince)
         const b0 = spans.length
-        spans.push(...slots)
+        for (const slot of slots) spans.push(slot)
         const m0 = spans.length
-        spans.push(...matched.weeks.map((k) => shift(p, -k * WEEK_MS)))
+        for (const k of matched.weeks) spans.push(shift(p, -k * WEEK_MS))
         return { at, b: [b0, m0] as const, m: [m0, spans.length] as const }
       })
       const postSpan = parts[2]!

@@ -72,12 +72,16 @@ export const split = (s: Span): SplitSpan => {
   return { fullFrom, fullTo, edges }
 }
 
+/** A span shorter than this (a running window a few seconds old) has no baseline: its ratios are null. */
+export const MIN_BASELINE_SLOT_MS = 5 * 60_000
+
 /**
  * The baseline slots of a span of length `len` ending at `windowFrom`: `[windowFrom − k·len, windowFrom − (k−1)·len)`
- * for k = 1 … ⌊7 days / len⌋ (at least one), dropping slots that start before `dataSince`.
+ * for k = 1 … ⌊7 days / len⌋ (at least one), dropping slots that start before `dataSince`. None for a span under
+ * MIN_BASELINE_SLOT_MS (at most 2,016 slots: a span of a few milliseconds asked for hundreds of millions).
  */
 export const baselineSlots = (windowFrom: number, len: number, dataSince: number | null, days = 7): Array<Span> => {
-  if (len <= 0) return []
+  if (len < MIN_BASELINE_SLOT_MS) return []
   const n = Math.max(1, Math.floor((days * DAY_MS) / len))
   const out: Array<Span> = []
   for (let k = 1; k <= n; k++) {
