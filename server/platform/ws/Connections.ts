@@ -13,8 +13,13 @@ import { channelOf, type Audience, type TopicTable } from "./Topics"
 export interface Conn {
   readonly id: number
   readonly ip: string
-  readonly user: WsUser | null
-  readonly auth: "none" | "ok" | "invalid" | "expired"
+  user: WsUser | null
+  auth: "none" | "ok" | "invalid" | "expired"
+  /**
+   * The session token still being checked (the upgrade is synchronous; the check runs after `open`), and the client
+   * messages that arrived meanwhile, handled in order once it is known who is asking.
+   */
+  checking: { readonly token: string; readonly queue: Array<string> } | null
   /** topic → uWS channel of the subscriptions in force. */
   readonly topics: Map<string, string>
   ws: uWS.WebSocket<Conn> | null

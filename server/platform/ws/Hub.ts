@@ -144,28 +144,44 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
       released = true
       slots.release(ip)
     }
-    const upgradeAs = (resolved: Resolved) => {
-      upgrades.inc({ result: resolved.auth === "ok" ? "user" : resolved.auth === "none" ? "anonymous" : `anonymous_${resolved.auth}` })
-      const conn: Conn = {
-        id: ++nextId, ip, user: resolved.user, auth: resolved.auth, topics: new Map(), ws: null, open: false,
-        windowStart: 0, messages: 0, release
-      }
-      res.cork(() => res.upgrade<Conn>(conn, key, credentials.protocol, extensions, context))
+    // Always upgraded at once, inside uWS's own upgrade callback. An upgrade made later (after an asynchronous
+    // credential check) had to run in `res.cork`, and this uWS build (v20.4x) then closed the new WebSocket now and
+    // again (1006, right after its open handler): the session token is checked after `open` instead (`welcome`
+    // waits for it, and client messages are queued until then).
+    upgrades.inc({ result: credentials.token === undefined ? "anonymous" : "checking" })
+    const conn: Conn = {
+      id: ++nextId, ip, user: null, auth: "none", topics: new Map(), ws: null, open: false, windowStart: 0, messages: 0, release,
+      checking: credentials.token === undefined ? null : { token: credentials.token, queue: [] }
     }
-    // Anonymous: nothing to look up, upgrade at once.
-    if (credentials.token === undefined) return upgradeAs({ user: null, auth: "none" })
-    let aborted = false
-    res.onAborted(() => {
-      aborted = true
-      release()
-    })
-    runCallback(resolve(credentials.token), (resolved) => {
-      if (aborted) return
-      if (resolved !== null) return upgradeAs(resolved)
-      release()
-      refuse(res, "503 Service Unavailable", "Could not check credentials", "auth_unavailable")
-    })
+    res.upgrade<Conn>(conn, key, credentials.protocol, extensions, context)
   }
+
+  /** Sends `welcome`; then the messages that waited for the credential check, in order. */
+  const welcome = (ws: uWS.WebSocket<Conn>, conn: Conn) => {
+    ws.cork(() => ws.send(encode({
+      type: "welcome", user: conn.user, auth: conn.auth, anon_delay_ms: settings.anonDelayMs,
+      limits: { max_payload_bytes: settings.maxPayloadBytes, max_subscriptions: settings.maxSubscriptions, max_backlog: settings.maxBacklog, idle_timeout_seconds: settings.idleTimeoutSeconds }
+    })))
+  }
+  const MAX_QUEUED = 32
+  const checkCredentials = (ws: uWS.WebSocket<Conn>, conn: Conn, token: string) =>
+    runCallback(resolve(token), (resolved) => {
+      if (!conn.open) return
+      const queue = conn.checking?.queue ?? []
+      conn.checking = null
+      if (resolved === null) {
+        upgrades.inc({ result: "auth_unavailable" })
+        return ws.end(1011, "could not check credentials")
+      }
+      conn.user = resolved.user
+      conn.auth = resolved.auth
+      upgrades.inc({ result: resolved.auth === "ok" ? "user" : `anonymous_${resolved.auth}` })
+      welcome(ws, conn)
+      for (const text of queue) {
+        if (!conn.open) return
+        if (!protocol.message(conn, text, Date.now())) return ws.end(1008, "too many messages")
+      }
+    })
 
   const guarded = <A extends ReadonlyArray<unknown>>(name: string, f: (ws: uWS.WebSocket<Conn>, ...args: A) => void) =>
     (ws: uWS.WebSocket<Conn>, ...args: A) => {
@@ -202,14 +218,17 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
         conn.open = true
         conns.add(conn)
         gauge.set({}, conns.size)
-        ws.send(encode({
-          type: "welcome", user: conn.user, auth: conn.auth, anon_delay_ms: settings.anonDelayMs,
-          limits: { max_payload_bytes: settings.maxPayloadBytes, max_subscriptions: settings.maxSubscriptions, max_backlog: settings.maxBacklog, idle_timeout_seconds: settings.idleTimeoutSeconds }
-        }))
+        if (conn.checking === null) welcome(ws, conn)
+        else checkCredentials(ws, conn, conn.checking.token)
       }),
       message: guarded("message", (ws, message: ArrayBuffer, isBinary: boolean) => {
         const conn = ws.getUserData()
         const text = isBinary ? "\u0000binary" : Buffer.from(message).toString("utf8")
+        if (conn.checking !== null) {
+          if (conn.checking.queue.length >= MAX_QUEUED) return ws.end(1008, "too many messages")
+          conn.checking.queue.push(text)
+          return
+        }
         if (!protocol.message(conn, text, Date.now())) ws.end(1008, "too many messages")
       }),
       close: (ws, code) => {
