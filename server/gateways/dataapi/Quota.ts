@@ -6,8 +6,8 @@
  *
  * Off the critical path when it is safe: a request is answered at once (its increment still goes to Redis in that
  * turn's `INCRBY`) while this process saw the account's count from Redis within the last FRESH_MS and that count,
- * plus the requests it has admitted since, stays at least `SYNC_MARGIN` (5 % of the limit, 1,250 of 25,000) below
- * the limit. Otherwise — the last MARGIN requests of the day, an account not seen lately, a failing Redis — the
+ * plus the requests it has admitted since, stays at least `syncMargin(limit)` (5 % of the limit, 1,250 of 25,000) below
+ * the limit. Otherwise — the last `syncMargin(limit)` requests of the day, an account not seen lately, a failing Redis — the
  * request waits for Redis's answer as before, so the refusal boundary stays exact across processes: exactly the
  * limit passes, then 429. The bound: the whole deployment would have to serve more than the margin for one account
  * within FRESH_MS (1,250 in 20 ms: 62,500 requests a second for one account) for an admission to overrun it. Every

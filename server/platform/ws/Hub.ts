@@ -148,7 +148,8 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
     // credential check) had to run in `res.cork`, and this uWS build (v20.4x) then closed the new WebSocket now and
     // again (1006, right after its open handler): the session token is checked after `open` instead (`welcome`
     // waits for it, and client messages are queued until then).
-    upgrades.inc({ result: credentials.token === undefined ? "anonymous" : "checking" })
+    // An anonymous upgrade is counted here; one presenting a token once its check decides (`checkCredentials`).
+    if (credentials.token === undefined) upgrades.inc({ result: "anonymous" })
     const conn: Conn = {
       id: ++nextId, ip, user: null, auth: "none", topics: new Map(), ws: null, open: false, windowStart: 0, messages: 0, release,
       checking: credentials.token === undefined ? null : { token: credentials.token, queue: [] }
@@ -166,7 +167,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
   const MAX_QUEUED = 32
   const checkCredentials = (ws: uWS.WebSocket<Conn>, conn: Conn, token: string) =>
     runCallback(resolve(token), (resolved) => {
-      if (!conn.open) return
+      if (!conn.open) return upgrades.inc({ result: "closed_before_check" })
       const queue = conn.checking?.queue ?? []
       conn.checking = null
       if (resolved === null) {
