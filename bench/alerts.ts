@@ -117,7 +117,7 @@ const ONLY_ALERTS = process.env.BENCH_ACTORS === "alerts"
 const startAlertProcess = (env: Record<string, string>) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-      env: { ...process.env, ...env, WHALE_ROLES: "actors", WHALE_ACTORS: ALERT_ACTORS.join(","), LOG_LEVEL: "info" },
+      env: { METRICS_PORT: "0", ...process.env, ...env, WHALE_ROLES: "actors", WHALE_ACTORS: ALERT_ACTORS.join(","), LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"]
     })
     let out = ""

@@ -36,7 +36,7 @@ const db = await throwawayDatabase("api")
 const dir = db.env.DATA_DIR!
 
 const env: Record<string, string> = {
-  PORT: String(await freePort()), HOST: "127.0.0.1", DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", WHALE_ROLES: "http",
+  PORT: String(await freePort()), METRICS_PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir, EMBEDDED_DB_DIR: "memory://", WHALE_ROLES: "http",
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, API_DAILY_LIMIT: "1000000000",
   ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {})
 }

@@ -54,7 +54,7 @@ await admin.query(`CREATE DATABASE ${DB_NAME}`)
 const dbUrl = new URL(BASE_DB)
 dbUrl.pathname = `/${DB_NAME}`
 const common = {
-  ...process.env, DATABASE_URL: dbUrl.toString(), REDIS_URL: REDIS, REDIS_PREFIX: PREFIX, LOG_LEVEL: "warn", HOST: "127.0.0.1",
+  METRICS_PORT: "0", ...process.env, DATABASE_URL: dbUrl.toString(), REDIS_URL: REDIS, REDIS_PREFIX: PREFIX, LOG_LEVEL: "warn", HOST: "127.0.0.1",
   DEMO_BLOCK_MS: "1200", DEMO_HISTORY_DAYS: String(HISTORY_DAYS), WS_ANON_DELAY_MS: "0", DATA_DIR: `/tmp/${DB_NAME}`, SESSION_SECRET: randomBytes(24).toString("hex"),
   INTERNAL_SECRET: randomBytes(24).toString("hex"), INBOUND_EMAIL_SECRET: randomBytes(24).toString("hex"),
   // The soak measures counting, not the refusal: the daily limit stays above what it sends (a 30-minute run at 40/s

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 export const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
 export const tsx = (script: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): ChildProcess =>
-  spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] })
+  spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: ROOT, env: { METRICS_PORT: "0", ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] })
 
 export const waitForUrl = async (url: string, timeoutMs = 90_000) => {
   const deadline = Date.now() + timeoutMs

@@ -35,7 +35,7 @@ interface Proc {
 const start = (script: string, args: ReadonlyArray<string>, env: Record<string, string>, cpu: number): Proc => {
   const cmd = [process.execPath, "--expose-gc", "--import", "tsx", script, ...args]
   const child = spawn(pinned ? "taskset" : cmd[0]!, pinned ? ["-c", String(cpu), ...cmd] : cmd.slice(1), {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"]
+    cwd: ROOT, env: { METRICS_PORT: "0", ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"]
   })
   const seen: Array<Record<string, any>> = []
   const waiters = new Set<() => void>()

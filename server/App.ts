@@ -40,6 +40,7 @@ import { AppConfig, runsActor } from "./platform/Config"
 import { mergeErrorMaps } from "./platform/http/Errors"
 import { consoleNotFound, staticRoutes } from "./platform/http/Static"
 import { makeHttpServer } from "./platform/http/Uws"
+import { serveMetrics } from "./platform/ops/MetricsServer"
 import { Jwt, TokenErrors } from "./platform/infra/Jwt"
 import { MailOutbox } from "./platform/infra/MailOutbox"
 import { Mailer } from "./platform/infra/Mailer"
@@ -77,7 +78,12 @@ export const MODULES = [
 ] as const
 
 /** What a running app tells its starter (tests read the port). */
-export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, { readonly port: number | null; readonly roles: ReadonlyArray<string> }>() {}
+export class AppInfo extends Context.Tag("app/AppInfo")<AppInfo, {
+  readonly port: number | null
+  /** The loopback listener of GET /metrics (null: METRICS_PORT=off). */
+  readonly metricsPort: number | null
+  readonly roles: ReadonlyArray<string>
+}>() {}
 
 const LEVELS: Record<string, LogLevel.LogLevel> = {
   trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, warning: LogLevel.Warning,
@@ -163,6 +169,7 @@ const Processes = Layer.scoped(
     // The hub before the server: its finalizer (close every WebSocket) runs after HTTP has stopped listening.
     const hub = config.roles.has("http") ? yield* makeWsHub(modules.flatMap((m) => m.topics ?? [])) : null
     yield* startOpsReporter({ wsConnections: hub ? hub.connections : null })
+    const metricsPort = yield* serveMetrics
     let port: number | null = null
     if (hub) {
       const table: Array<import("./platform/http/Route").AnyRoute> = []
@@ -171,7 +178,7 @@ const Processes = Layer.scoped(
       port = (yield* makeHttpServer({ routes: table, configure: [hub.configure], errors, browserNotFound: consoleNotFound() })).port
     }
     yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}; modules: ${modules.map((m) => m.name).join(", ")}`)
-    return { port, roles: [...config.roles] }
+    return { port, metricsPort, roles: [...config.roles] }
   })
 )
 

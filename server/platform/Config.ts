@@ -91,6 +91,11 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
     )
     const host = yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
     const publicBaseUrl = (yield* optionalString("PUBLIC_BASE_URL")) ?? `http://localhost:${port}`
+    const metricsPortRaw = (yield* Config.string("METRICS_PORT").pipe(Config.withDefault("9464"))).trim()
+    const metricsPort = metricsPortRaw === "off" ? null : Number(metricsPortRaw)
+    if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535)) {
+      return yield* Effect.die(new Error(`METRICS_PORT=${metricsPortRaw}: a port (0 for any free port, 1 to 65535) or off`))
+    }
     const trustProxyRaw = yield* optionalString("TRUST_PROXY")
     const trustProxy = yield* Effect.try(() => parseTrustProxy(trustProxyRaw)).pipe(
       Effect.orDieWith((e) => new Error(`TRUST_PROXY=${trustProxyRaw}: ${(e as { error?: Error }).error?.message ?? String(e)} (a hop count, or addresses, CIDRs, loopback, linklocal, uniquelocal)`))
@@ -114,6 +119,15 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       publicBaseUrl: publicBaseUrl.replace(/\/$/, ""),
       /** Which peers may name the client in X-Forwarded-For (http/ClientAddress.ts); default nobody. */
       trustProxy,
+      /**
+       * Where GET /metrics is served (ops/MetricsServer.ts): its own listener, on loopback by default, never the public
+       * port; `port` null = no listener. With `token` set, the public port serves it too, to `Authorization: Bearer`.
+       */
+      metrics: {
+        port: metricsPort,
+        host: yield* Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+        token: (yield* Config.option(Config.redacted(Config.nonEmptyString("METRICS_TOKEN")))).pipe(Option.getOrUndefined)
+      },
       roles: yield* roles,
       /** Which actors this process runs when it has the `actors` role. */
       actorSelection: yield* actorSelection,

@@ -119,7 +119,7 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(item.channels.map((c: any) => [c.channel, c.status])).toEqual([["console", "sent"], ["email", "sent"], ["messenger", "sent"], ["webhook", "sent"]])
     for (const c of item.channels) expect(c.latency_ms).toBeGreaterThanOrEqual(0)
     expect(history.body.items.filter((i: any) => i.alert_id === created.body.id)).toHaveLength(1)
-    const metrics = await (await fetch(`${app.url}/metrics`)).text()
+    const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text()
     expect(metrics).toMatch(/alert_delivery_latency_seconds_count\{channel="messenger"\} [1-9]/)
 
     // Deleting the alert keeps its history (alert_id NULL); a deleted delivery takes its channel rows with it.

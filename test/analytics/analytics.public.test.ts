@@ -24,7 +24,7 @@ const get = (path: string) => fetch(app.url + path)
 
 /** Computations of a public view so far, from /metrics. */
 const computations = async (view: string) => {
-  const text = await (await get("/metrics")).text()
+  const text = await (await fetch(`${app.metricsUrl}/metrics`)).text()
   const m = new RegExp(`analytics_computations_total\\{cache="public",view="${view}"\\} (\\d+)`).exec(text)
   return m ? Number(m[1]) : 0
 }

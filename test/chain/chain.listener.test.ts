@@ -187,7 +187,7 @@ describe.skipIf(!fx.available)(`block listener through a reorg${fx.skipNote}`, (
     expect(retractions.map((m) => [m.tx_hash, m.log_index, m.wallet, m.token, m.category, m.usd, m.block, m.reason]))
       .toEqual(before.map((r) => [r.tx_hash, r.log_index, r.wallet, r.token, r.category, r.usd, r.block_number, "reorg"]))
     // The analytics caches of this process saw them (and dropped what they had computed).
-    const retractionsSeen = async () => Number(/^analytics_retractions_total(?:\{\})? (\d+)/m.exec(await (await fetch(`${app.url}/metrics`)).text())?.[1] ?? 0)
+    const retractionsSeen = async () => Number(/^analytics_retractions_total(?:\{\})? (\d+)/m.exec(await (await fetch(`${app.metricsUrl}/metrics`)).text())?.[1] ?? 0)
     await waitFor(async () => (await retractionsSeen()) >= before.length, 10_000)
     const status = await listenerStatus(app)
     expect(status, JSON.stringify(status)).toMatchObject({ state: "running", restarts: 0 })

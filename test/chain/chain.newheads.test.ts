@@ -15,7 +15,7 @@ const fx = chainFixtures()
 
 /** The `_count` of chain_head_publish_seconds for one `via` (0 when absent). */
 const observed = async (app: TestApp, via: string) => {
-  const text = await (await fetch(`${app.url}/metrics`)).text()
+  const text = await (await fetch(`${app.metricsUrl}/metrics`)).text()
   const line = text.split("\n").find((l) => l.startsWith(`chain_head_publish_seconds_count{via="${via}"}`))
   return line === undefined ? 0 : Number(line.split(" ").at(-1))
 }

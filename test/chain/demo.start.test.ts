@@ -42,7 +42,7 @@ describe("demo history on a first start", () => {
   }, 120_000)
 
   it("reports progress on the demo-history actor and stores the index closes of the history's days", async () => {
-    const metrics = await (await fetch(`${app.url}/metrics`)).text()
+    const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text()
     const handled = Number(/actor_messages_handled_total\{[^}]*actor="demo-history"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN)
     expect(handled, metrics.split("\n").filter((l) => l.includes("demo-history")).join("\n")).toBe((await history())!.records)
     await waitFor(async () => {

@@ -84,7 +84,7 @@ describe.skipIf(skip)("daily quota over two instances sharing Redis", () => {
     expect(Object.fromEntries(statuses)).toEqual({ 200: LIMIT, 429: 10 })
     expect(highestCounted).toBe(LIMIT)
     // Counted on Redis throughout (never in process): the load is not mistaken for an outage.
-    for (const app of [a, b]) expect(await (await fetch(`${app.url}/metrics`)).text()).not.toMatch(/api_quota_fallback_total \d/)
+    for (const app of [a, b]) expect(await (await fetch(`${app.metricsUrl}/metrics`)).text()).not.toMatch(/api_quota_fallback_total \d/)
 
     for (const app of [a, b]) {
       const refused = await get(app, "/api/v1/top-tokens?tf=1H", headers)

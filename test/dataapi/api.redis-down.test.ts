@@ -60,7 +60,7 @@ afterAll(async () => {
 })
 
 const metric = async (name: string) => {
-  const m = new RegExp(`^${name} (\\d+)`, "m").exec(await (await fetch(`${app.url}/metrics`)).text())
+  const m = new RegExp(`^${name} (\\d+)`, "m").exec(await (await fetch(`${app.metricsUrl}/metrics`)).text())
   return m ? Number(m[1]) : 0
 }
 

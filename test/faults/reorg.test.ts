@@ -72,7 +72,7 @@ describe.skipIf(!fx.available)(`a reorg of depth ${DEPTH} while the console and 
   const rowsIn = (from: number, to: number) =>
     app.query<{ tx_hash: string; log_index: number; wallet: string; token: string; block_number: string; block_hash: string }>(
       "SELECT tx_hash, log_index, wallet, token, block_number::text, block_hash FROM whale_tx WHERE block_number BETWEEN $1 AND $2", [from, to])
-  const retractionsSeen = async () => Number(/^analytics_retractions_total(?:\{\})? (\d+)/m.exec(await (await fetch(`${app.url}/metrics`)).text())?.[1] ?? 0)
+  const retractionsSeen = async () => Number(/^analytics_retractions_total(?:\{\})? (\d+)/m.exec(await (await fetch(`${app.metricsUrl}/metrics`)).text())?.[1] ?? 0)
 
   it("rolls the orphaned records back, retracts each on the console, and the consumers' state follows", async () => {
     const tip = server.numbers.at(-1)! - 3 // the last canonical block the listener takes; the branch is one longer

@@ -41,18 +41,26 @@ describe("operations endpoints", () => {
     expect(body.bus.kind).toBe(process.env.REDIS_URL ? "redis" : "memory")
   })
 
-  it("metrics exposes per-route request counts, latency histogram and pool figures", async () => {
+  it("metrics exposes per-route request counts, latency histogram and pool figures, on its own loopback listener only", async () => {
     await json("/api/pricing")
-    const text = await (await json("/metrics")).text()
+    const res = await fetch(`${app.metricsUrl}/metrics`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4")
+    const text = await res.text()
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/pricing",status="200"\} \d+/)
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/pricing"\} \d+/)
     expect(text).toMatch(/db_pool_connections\{kind="(embedded|postgres)",state="max"\} 5/)
+    // Not on the public port (no METRICS_TOKEN here), and nothing else on the metrics port.
+    expect((await json("/metrics")).status).toBe(404)
+    expect((await fetch(`${app.metricsUrl}/api/pricing`)).status).toBe(404)
+    expect((await fetch(`${app.metricsUrl}/metrics`, { method: "POST" })).status).toBe(404)
   })
 
   it("openapi.json lists every route with its parameters and validation error", async () => {
     const doc = await (await json("/openapi.json")).json()
     expect(doc.openapi).toBe("3.1.0")
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/pricing", "/api/founding-waitlist", "/email/unsubscribe", "/healthz", "/readyz", "/metrics"]))
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/pricing", "/api/founding-waitlist", "/email/unsubscribe", "/healthz", "/readyz"]))
+    expect(Object.keys(doc.paths)).not.toContain("/metrics")
     const waitlist = doc.paths["/api/founding-waitlist"].post
     expect(waitlist.requestBody.content["application/json"].schema.required).toContain("email")
     expect(waitlist.responses["422"]).toBeDefined()

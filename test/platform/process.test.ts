@@ -84,4 +84,22 @@ describe("the program", () => {
     expect(second.left).toEqual([])
     expect(second.stoppedMs).toBeLessThan(GRACE_MS + 5_000)
   }, 240_000)
+
+  it("refuses a production start configured for test payments before it opens anything, saying why", async () => {
+    const env: Record<string, string | undefined> = {
+      ...process.env, NODE_ENV: "production", BILLING_STANDIN: "on", PORT: "0", HOST: "127.0.0.1", CONSOLE_BUILD: "off",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "whale-prod-")), LOG_LEVEL: "info",
+      SESSION_SECRET: "s".repeat(40), INTERNAL_SECRET: "i".repeat(40), INBOUND_EMAIL_SECRET: "e".repeat(40)
+    }
+    delete env.DATABASE_URL
+    delete env.REDIS_URL
+    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (c) => (output += c))
+    child.stderr.on("data", (c) => (output += c))
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)))
+    expect(code, output).not.toBe(0)
+    expect(output).toContain("Refusing to start: test payments are configured with NODE_ENV=production (BILLING_STANDIN=on)")
+    expect(output).not.toContain("embedded PostgreSQL")
+  }, 60_000)
 })

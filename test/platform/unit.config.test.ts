@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { ConfigProvider, Effect, Exit, Layer, Redacted, Cause } from "effect"
 import { describe, expect, it } from "vitest"
 import { AppConfig, runsActor } from "../../server/platform/Config"
+import { EmailConfig } from "../../server/domains/email/Config"
 
 const load = (env: Record<string, string>) =>
   Effect.runPromiseExit(
@@ -31,6 +32,20 @@ describe("configuration", () => {
     expect(Redacted.value(first.value.internalSecret)).not.toBe(a)
     expect(JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")).SESSION_SECRET).toBe(a)
     expect(String(first.value.sessionSecret)).not.toContain(a)
+  })
+
+  it("generates the inbound e-mail secret like the others, and the e-mail workspace checks that one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cfg-"))
+    const email = await Effect.runPromiseExit(
+      EmailConfig.pipe(Effect.provide(EmailConfig.Default.pipe(
+        Layer.provide(AppConfig.Default),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", dir]]))))
+      )))
+    )
+    if (!Exit.isSuccess(email)) throw new Error("email config did not load")
+    const kept = JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")).INBOUND_EMAIL_SECRET
+    expect(kept.length).toBeGreaterThanOrEqual(32)
+    expect(Redacted.value(email.value.inboundSecret)).toBe(kept)
   })
 
   it("takes secrets from the environment over generated ones, and parses roles", async () => {

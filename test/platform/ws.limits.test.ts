@@ -28,7 +28,7 @@ afterAll(async () => {
 })
 
 const metric = async (line: RegExp) => {
-  const text = await (await fetch(`${app.url}/metrics`)).text()
+  const text = await (await fetch(`${app.metricsUrl}/metrics`)).text()
   return Number(line.exec(text)?.[1] ?? "0")
 }
 const subscribed = async (s: TestSocket, topic: string) => {

@@ -61,6 +61,8 @@ export const dropRedisPrefix = async (url: string, prefix: string) => {
 export interface TestApp {
   readonly url: string
   readonly port: number
+  /** GET /metrics lives on its own loopback listener (`metricsUrl`/metrics), not on the public port. */
+  readonly metricsUrl: string
   readonly env: Readonly<Record<string, string>>
   /** Run SQL against the app's own database (embedded or real), through the app's pool. */
   readonly query: <T extends object = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>) => Promise<Array<T>>
@@ -83,6 +85,7 @@ export interface StartOptions {
 export const testEnv = (dataDir: string): Record<string, string> => ({
   NODE_ENV: "test",
   PORT: "0",
+  METRICS_PORT: "0",
   HOST: "127.0.0.1",
   DATA_DIR: dataDir,
   EMBEDDED_DB_DIR: "memory://",
@@ -123,8 +126,11 @@ export const startApp = async (options: StartOptions = {}): Promise<TestApp> => 
     for (const c of cleanups.reverse()) await c().catch(() => undefined)
   }
   let port: number
+  let metricsPort: number
   try {
-    port = (await runtime.runPromise(AppInfo)).port!
+    const info = await runtime.runPromise(AppInfo)
+    port = info.port!
+    metricsPort = info.metricsPort!
   } catch (e) {
     await runtime.dispose().catch(() => undefined)
     await runCleanups()
@@ -135,6 +141,7 @@ export const startApp = async (options: StartOptions = {}): Promise<TestApp> => 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     env,
     query,
     runtime,

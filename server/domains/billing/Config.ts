@@ -8,7 +8,9 @@
  *  STRIPE_API_BASE         optional `http(s)://host:port` of the provider's API (tests, the stand-in)
  *  STRIPE_WEBHOOK_TOLERANCE_SECONDS  signature timestamp tolerance (default 300)
  *  BILLING_STANDIN         `auto` (default: stand-ins when the provider is not configured and NODE_ENV is not
- *                          production), `on`, `off`
+ *                          production), `on`, `off`. Test payments never run in production: `on` there, or a
+ *                          provider test-mode key (`sk_test_…`, `rk_test_…`) without BILLING_ALLOW_TEST_KEYS=true
+ *                          (a staging deployment), refuses the start (TestPaymentsInProduction)
  *  CRYPTO_API_BASE, CRYPTO_API_KEY, CRYPTO_IPN_SECRET   the crypto processor (NOWPayments-style)
  *  DRIP_CHECK_MS           how often the drip-mailer looks for due mail (default 60000)
  *  DRIP_INTERVAL_HOURS     time between two drip mails (default 72)
@@ -35,6 +37,15 @@ export const parseApiBase = (raw: string): ApiBase => {
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443, protocol }
 }
 
+/** A production start configured for test payments: anyone could "pay" with a test card and become whale. */
+export class TestPaymentsInProduction extends Error {
+  constructor(reason: string) {
+    super(`Refusing to start: test payments are configured with NODE_ENV=production (${reason}). Configure the real providers (see README, Billing).`)
+  }
+}
+
+const TEST_KEY = /^(sk|rk)_test_/
+
 export const BillingConfig = Effect.gen(function* () {
   const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))) === "production"
   const standInSetting = yield* Config.literal("auto", "on", "off")("BILLING_STANDIN").pipe(Config.withDefault("auto" as const))
@@ -44,7 +55,12 @@ export const BillingConfig = Effect.gen(function* () {
   const cryptoBase = yield* optional("CRYPTO_API_BASE")
   const stripeKey = yield* optionalSecret("STRIPE_SECRET_KEY")
   const cryptoKey = yield* optionalSecret("CRYPTO_API_KEY")
-  const standIn = (configured: boolean) => standInSetting === "on" || (standInSetting === "auto" && !configured && !production)
+  if (production && standInSetting === "on") return yield* Effect.die(new TestPaymentsInProduction("BILLING_STANDIN=on"))
+  const allowTestKeys = yield* Config.boolean("BILLING_ALLOW_TEST_KEYS").pipe(Config.withDefault(false))
+  if (production && !allowTestKeys && stripeKey !== undefined && TEST_KEY.test(Redacted.value(stripeKey))) {
+    return yield* Effect.die(new TestPaymentsInProduction("STRIPE_SECRET_KEY is a test-mode key; BILLING_ALLOW_TEST_KEYS=true allows it on a staging deployment"))
+  }
+  const standIn = (configured: boolean) => !production && (standInSetting === "on" || (standInSetting === "auto" && !configured))
   return {
     card: {
       secretKey: stripeKey,

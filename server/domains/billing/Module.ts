@@ -2,12 +2,13 @@
  * What the billing domain brings to the app: its services (the providers' gateways start their local stand-ins
  * when unconfigured), its routes, and the drip-mailer actor.
  */
-import { Effect, Layer } from "effect"
+import { type ConfigError, Effect, Layer } from "effect"
 import { DripMailerActor } from "../../../actors/drip-mailer/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { BillingErrors } from "./Errors"
 import { Billing } from "./Billing"
 import { CardGateway } from "./card/CardGateway"
+import { BillingConfig } from "./Config"
 import { CardWebhook } from "./card/CardWebhook"
 import { CryptoGateway } from "./crypto/CryptoGateway"
 import { CryptoPayments } from "./crypto/CryptoPayments"
@@ -23,6 +24,8 @@ const BillingLive = Layer.mergeAll(
 export const BillingModule = defineModule({
   name: "billing",
   layer: BillingLive,
+  // Read before the database opens: a production start configured for test payments is refused at once.
+  config: Layer.effectDiscard(BillingConfig) as Layer.Layer<unknown, ConfigError.ConfigError>,
   routes: Effect.all([Core, DripRoutes]).pipe(Effect.map((lists) => lists.flat())),
   actors: [DripMailerActor],
   errors: BillingErrors,

@@ -1,7 +1,8 @@
 /**
  * Settings of the e-mail workspace (environment):
  *
- *   INBOUND_EMAIL_SECRET        shared secret of POST /webhooks/email-inbound (X-Inbound-Secret); unset = refuse all
+ *   INBOUND_EMAIL_SECRET        shared secret of POST /webhooks/email-inbound (X-Inbound-Secret); AppConfig's: from the
+ *                               environment (required in production), else generated into DATA_DIR/secrets.json
  *   EMAIL_WEBHOOK_SECRET        Standard Webhooks secret(s) of POST /webhooks/emailprovider (`whsec_…`; several
  *                               separated by spaces or commas during a rotation); unset = refuse all
  *   EMAIL_REPLY_DOMAIN          domain of reply addresses `reply+<token>@<domain>` (default: MAIL_FROM's domain)
@@ -21,14 +22,13 @@ export const addressOf = (from: string) => (/<([^>]+)>/.exec(from)?.[1] ?? from)
 export class EmailConfig extends Effect.Service<EmailConfig>()("app/EmailConfig", {
   effect: Effect.gen(function* () {
     const app = yield* AppConfig
-    const inboundSecret = yield* optional("INBOUND_EMAIL_SECRET")
     const webhookSecrets = yield* optional("EMAIL_WEBHOOK_SECRET")
     const from = (yield* Config.option(Config.nonEmptyString("EMAIL_WORKSPACE_FROM"))).pipe(Option.getOrElse(() => app.mailFrom))
     const replyDomain = (yield* Config.option(Config.nonEmptyString("EMAIL_REPLY_DOMAIN"))).pipe(
       Option.getOrElse(() => addressOf(from).split("@")[1] ?? "localhost")
     )
     return {
-      inboundSecret,
+      inboundSecret: app.inboundEmailSecret,
       webhookSecrets: webhookSecrets ? Redacted.value(webhookSecrets).split(/[\s,]+/).filter((s) => s.length > 0) : [],
       from,
       replyDomain,

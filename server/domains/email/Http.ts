@@ -9,7 +9,7 @@ import {
   AttParams, BatchSendForm, ContactForm, ContactParams, CsrfOnlyForm, DeliveryWebhook, InboundWebhook, MsgParams, OutreachForm,
   QuickSendForm, SendForm, StatusForm, TargetParams, Thread, Workspace
 } from "../../../schema/http/email"
-import { Forbidden, Unauthorized } from "../../platform/http/Errors"
+import { Forbidden } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
 import { type Guard as GuardT, type RequestInfo, route } from "../../platform/http/Route"
@@ -57,9 +57,7 @@ export const EmailRoutes = Effect.gen(function* () {
     )
   }
 
-  const inboundGuard: GuardT<undefined> = config.inboundSecret
-    ? Guard.sharedSecret(config.inboundSecret, "x-inbound-secret")
-    : { name: "shared-secret", run: () => Effect.fail(new Unauthorized({ message: "Missing or wrong x-inbound-secret header", code: "bad_secret" })) }
+  const inboundGuard: GuardT<undefined> = Guard.sharedSecret(config.inboundSecret, "x-inbound-secret")
 
   /** A staff form: CSRF checked, then the action; browsers are sent back to `back`. */
   const form = <P extends z.ZodType, B extends z.ZodObject<{ _csrf: z.ZodOptional<z.ZodString> }>>(def: {

@@ -27,5 +27,17 @@ export const Guard = {
         ? Effect.succeed(undefined)
         : Effect.fail(new Unauthorized({ message: `Missing or wrong ${header} header`, code: "bad_secret" }))
     }
+  }),
+
+  /** `Authorization: Bearer <secret>`, compared in constant time (an operator's token, not a user's session). */
+  bearerSecret: (secret: Redacted.Redacted): GuardT<undefined> => ({
+    name: "bearer-secret",
+    security: [{ metricsToken: [] }],
+    run: (req: RequestInfo) => {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1]
+      return given !== undefined && secretsEqual(given, Redacted.value(secret))
+        ? Effect.succeed(undefined)
+        : Effect.fail(new Unauthorized({ message: "Missing or wrong bearer token", code: "bad_token" }))
+    }
   })
 } as const

@@ -6,6 +6,7 @@ import { Reply } from "../http/Reply"
 import { route, type AnyRoute } from "../http/Route"
 import { Health } from "./Health"
 import { Metrics } from "./Metrics"
+import { METRICS_CONTENT_TYPE } from "./MetricsServer"
 import { openApiDocument } from "./OpenApi"
 
 export const VERSION = "0.1.0"
@@ -30,10 +31,12 @@ export const OpsRoutes = (catalog: () => ReadonlyArray<AnyRoute>) =>
             Effect.map((r) => Reply.json({ status: r.ready ? "ready" : "not_ready", ...r.checks }, r.ready ? 200 : 503, [["cache-control", "no-store"]]))
           )
       }),
-      route({
-        method: "GET", path: "/metrics", summary: "Prometheus text exposition", tags: ["ops"], guard: Guard.anon, produces: "text/plain",
-        handler: () => metrics.render.pipe(Effect.map((text) => Reply.text(text, "text/plain; version=0.0.4; charset=utf-8")))
-      }),
+      // On the public port only with METRICS_TOKEN (to that bearer token); otherwise on METRICS_PORT alone (MetricsServer).
+      ...(config.metrics.token === undefined ? [] : [route({
+        method: "GET", path: "/metrics", summary: "Prometheus text exposition (METRICS_TOKEN as bearer token; also on METRICS_PORT, loopback)",
+        tags: ["ops"], guard: Guard.bearerSecret(config.metrics.token), produces: "text/plain",
+        handler: () => metrics.render.pipe(Effect.map((text) => Reply.text(text, METRICS_CONTENT_TYPE, 200, [["cache-control", "no-store"]])))
+      })]),
       route({
         method: "GET", path: "/openapi.json", summary: "This API's OpenAPI 3.1 document", tags: ["ops"], guard: Guard.anon,
         handler: () =>

@@ -80,7 +80,8 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
         cookie: { type: "apiKey", in: "cookie", name: "whale_token" },
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-        internalSecret: { type: "apiKey", in: "header", name: "X-Internal-Secret" }
+        internalSecret: { type: "apiKey", in: "header", name: "X-Internal-Secret" },
+        metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, the operators' scrape token" }
       }
     }
   }

@@ -63,7 +63,7 @@ export const Ops: Component = () => {
           <div class="ops-head">
             <h1>Operations</h1>
             <nav class="ops-links">
-              <a href="/metrics" target="_blank" rel="noopener">/metrics</a>
+              <span class="muted" title="Prometheus text on each process's METRICS_PORT (127.0.0.1:9464 by default), or on this port with the METRICS_TOKEN bearer token">/metrics: METRICS_PORT</span>
               <a href="/readyz" target="_blank" rel="noopener">/readyz</a>
               <a href="/healthz" target="_blank" rel="noopener">/healthz</a>
               <a href="/openapi.json" target="_blank" rel="noopener">/openapi.json</a>
