@@ -75,6 +75,19 @@ const embeddedSecrets = (dataDir: string): Record<GeneratedSecret, string> => {
   return kept as Record<GeneratedSecret, string>
 }
 
+/**
+ * The public contact address: CONTACT_EMAIL when set, else the sender's address (MAIL_FROM) unless it is one nobody
+ * reads (`no-reply@…`, `noreply@…`) or on no real domain (`localhost`, `example.*`, `*.local`); null otherwise.
+ */
+export const contactEmailOf = (contact: string | undefined, mailFrom: string): string | null => {
+  if (contact !== undefined) return contact.trim()
+  const address = (/<([^>]+)>/.exec(mailFrom)?.[1] ?? mailFrom).trim()
+  const [local, domain] = address.split("@")
+  if (!local || !domain) return null
+  if (/^no-?reply$/i.test(local) || /^(localhost|example\.\w+|.*\.(local|localhost|example|invalid|test))$/i.test(domain)) return null
+  return address
+}
+
 export class MissingSecret extends Error {
   constructor(readonly names: ReadonlyArray<string>) {
     super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
@@ -141,6 +154,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       inboundEmailSecret: secret("INBOUND_EMAIL_SECRET"),
       smtpUrl: (yield* Config.option(Config.redacted("SMTP_URL"))).pipe(Option.getOrUndefined),
       mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("Whale Intelligence <no-reply@localhost>")),
+      /** Where people write to (legal pages): CONTACT_EMAIL, else MAIL_FROM's address unless a placeholder; null: none. */
+      contactEmail: contactEmailOf(yield* optionalString("CONTACT_EMAIL"), yield* Config.string("MAIL_FROM").pipe(Config.withDefault(""))),
       mail: {
         /** How often the mail-outbox actor looks for due messages when nothing woke it. */
         pollMs: yield* Config.integer("MAIL_POLL_MS").pipe(Config.withDefault(1_000)),

@@ -233,13 +233,17 @@ describe("message formatting", () => {
   it("names token, side, USD, wallet label and an explorer link, escaped for the messenger", () => {
     const c = contentOfRecord("whale_trade", {
       tx_hash: "0x" + "ab".repeat(32), log_index: 3, block: 19_000_000, ts: "2026-11-24T05:00:00Z", wallet: WALLETS[0]!, wallet_label: "Jump <Trading>",
-      token: TOKENS[1]!.token, symbol: "PEPE", category: "dex_buy", amount: "1000", usd: 1_234_567, venue: "Uniswap V3"
+      token: TOKENS[1]!.token, symbol: "PEPE", category: "dex_buy", amount: "1000", usd: 1_234_567, venue: "Uniswap V3", source: "rpc"
     })
     expect(c.title).toBe("Whale buy: $1.23M of PEPE")
     const text = messengerText(c, { folded: 2 })
     expect(text).toContain("Jump &lt;Trading&gt; bought $1.23M of PEPE on Uniswap V3")
     expect(text).toContain(`https://etherscan.io/tx/0x${"ab".repeat(32)}`)
     expect(text).toContain("+2 more matches")
+    // The demo chain's generated transactions link nowhere.
+    const demo = contentOfRecord("whale_trade", { ...c.data as any, usd: 1_234_567, source: "demo" })
+    expect(demo.url).toBeNull()
+    expect(messengerText(demo, { folded: 0 })).not.toContain("etherscan")
     expect(usd(950)).toBe("$950")
     expect(usd(12_500)).toBe("$12.5K")
   })

@@ -20,7 +20,7 @@ const FROM = TO - 120 * DAY
 
 const build = (seed: number) => {
   const market = makeMarket(seed, ref.tokens.values(), BUILTIN_EVENTS)
-  const wallets = demoWallets(seed, ref.wallets, exchanges, routers)
+  const wallets = demoWallets(seed, exchanges, routers)
   return { market, wallets, history: makeHistory({ seed, market, wallets }) }
 }
 const { market, wallets, history } = build(1)

@@ -1,7 +1,8 @@
 /**
  * The demo history at start, in the running app: stored in the background through the batched insert path while
  * the service already answers (/readyz), every record `source = demo`, the demo wallets tracked, progress on the
- * demo-history actor, index closes stored for its days once complete (the 30-day chart reads real closes). Not
+ * demo-history actor, index closes stored for its days once complete (the 30-day chart reads real closes). The demo's
+ * activity is the demo wallets' alone: no record is of a seed wallet (a real person's or firm's). Not
  * generated again by a later start (the progress row; see Writer.ts). A few days keep the test short; the 120-day budget is `npm run bench:demo`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -37,8 +38,14 @@ describe("demo history on a first start", () => {
     expect(counts!.sources).toEqual(["demo"])
     const [tracked] = await app.query<{ demo: number; all: number }>(
       "SELECT count(*) FILTER (WHERE source = 'demo')::int AS demo, count(*)::int AS all FROM tracked_wallets WHERE active")
-    expect(tracked!.demo).toBe(50)
-    expect(tracked!.all).toBeGreaterThanOrEqual(95)
+    expect(tracked!.demo).toBe(100)
+    expect(tracked!.all).toBeGreaterThanOrEqual(145)
+    // Generated activity never carries a real wallet or name: every record's wallet is a demo wallet ("Demo …").
+    const [who] = await app.query<{ seed: number; labels: Array<string> }>(`
+      SELECT count(*) FILTER (WHERE w.source <> 'demo')::int AS seed, array_agg(DISTINCT w.label) AS labels
+      FROM whale_tx t JOIN tracked_wallets w ON w.address = t.wallet`)
+    expect(who!.seed).toBe(0)
+    expect(who!.labels.filter((l) => !/^Demo (treasury|fund|foundation|desk|market maker|whale|trader|degen|farmer) \d{2,3}$/.test(l))).toEqual([])
   }, 120_000)
 
   it("reports progress on the demo-history actor and stores the index closes of the history's days", async () => {

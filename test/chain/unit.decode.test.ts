@@ -2,6 +2,7 @@ import { Effect, TestClock, TestContext } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeTransaction, TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL, type DecodeContext } from "../../server/domains/chain/Decode"
 import { BLOCK_SECONDS, makeDemoSource } from "../../server/domains/chain/DemoSource"
+import { demoWallets } from "../../server/domains/chain/demo/Wallets"
 import { ingestBlock, TokenCache } from "../../server/domains/chain/Ingest"
 import { PriceBook } from "../../server/domains/chain/PriceBook"
 import { labelLookup, loadReference, tokenLookup, WETH } from "../../server/domains/chain/Reference"
@@ -174,7 +175,7 @@ describe("DemoSource", () => {
   const records = (seed: number) => Effect.gen(function* () {
     const source = makeDemoSource({ seed })
     const tokens = new TokenCache(ref.tokens.values())
-    const ingest = { wallets: new Set(ref.wallets.map((w) => w.address)), labels: labelLookup(ref.labels), tokens, prices: new PriceBook(tokens.lookup) }
+    const ingest = { wallets: new Set(demoWallets(seed, [], []).map((w) => w.address)), labels: labelLookup(ref.labels), tokens, prices: new PriceBook(tokens.lookup) }
     const head = yield* source.latestBlockNumber
     const out = []
     for (let n = head - 150; n <= head; n++) out.push(...(yield* ingestBlock(source, n, ingest)).records)
@@ -192,7 +193,9 @@ describe("DemoSource", () => {
     expect(c.out).not.toEqual(a.out)
     const categories = new Set(a.out.map((r) => r.category))
     expect([...categories].sort()).toEqual(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"])
-    expect(a.out.every((r) => ref.tokens.has(r.token) && ref.wallets.some((w) => w.address === r.wallet))).toBe(true)
+    // The demo wallets trade, never the seed wallets (real people's and firms').
+    const demo = new Set(demoWallets(7, [], []).map((w) => w.address))
+    expect(a.out.every((r) => ref.tokens.has(r.token) && demo.has(r.wallet) && !ref.wallets.some((w) => w.address === r.wallet))).toBe(true)
     const eth = a.out.find((r) => r.counterToken === WETH && r.usd !== null)
     expect(eth?.usd).toBeGreaterThan(1000)
   })

@@ -11,7 +11,7 @@ const tokens: Record<string, string> = {}
 const ASSETS = 14
 
 beforeAll(async () => {
-  app = await startApp({ env: { WHALE_ROLES: "http" } })
+  app = await startApp({ env: { WHALE_ROLES: "http", CONTACT_EMAIL: "privacy@whales.example.org" } })
   for (const tier of ["free", "pro", "alpha", "whale"]) {
     await createUser(app, { email: `${tier}@example.com`, ...(tier === "free" ? {} : { tier }) })
     tokens[tier] = (await login(app, `${tier}@example.com`)).token
@@ -54,6 +54,8 @@ describe("legal pages", () => {
       expect(res.headers.get("content-type")).toMatch(/^text\/html/)
       const html = await res.text()
       for (const p of patterns) expect(html, String(p)).toMatch(p)
+      expect(html).toContain('<a href="mailto:privacy@whales.example.org">')
+      expect(html).not.toContain("no-reply@localhost")
       expect(html).toContain('name="viewport"')
       expect(html).toContain('href="/privacy"')
       expect(html).not.toMatch(/<script/i)

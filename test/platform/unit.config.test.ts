@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ConfigProvider, Effect, Exit, Layer, Redacted, Cause } from "effect"
 import { describe, expect, it } from "vitest"
-import { AppConfig, runsActor } from "../../server/platform/Config"
+import { AppConfig, contactEmailOf, runsActor } from "../../server/platform/Config"
 import { EmailConfig } from "../../server/domains/email/Config"
 
 const load = (env: Record<string, string>) =>
@@ -46,6 +46,15 @@ describe("configuration", () => {
     const kept = JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")).INBOUND_EMAIL_SECRET
     expect(kept.length).toBeGreaterThanOrEqual(32)
     expect(Redacted.value(email.value.inboundSecret)).toBe(kept)
+  })
+
+  it("publishes CONTACT_EMAIL, else a real sender address, never a placeholder", () => {
+    expect(contactEmailOf("privacy@whales.example.org", "x <no-reply@localhost>")).toBe("privacy@whales.example.org")
+    expect(contactEmailOf(undefined, "Whale Intelligence <hello@whales.io>")).toBe("hello@whales.io")
+    expect(contactEmailOf(undefined, "ops@whales.io")).toBe("ops@whales.io")
+    for (const placeholder of ["Whale Intelligence <no-reply@localhost>", "noreply@whales.io", "a@example.com", "a@box.local", "", "nobody"]) {
+      expect(contactEmailOf(undefined, placeholder), placeholder).toBeNull()
+    }
   })
 
   it("takes secrets from the environment over generated ones, and parses roles", async () => {

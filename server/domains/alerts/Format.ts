@@ -37,11 +37,14 @@ const VERB: Record<Category, string> = {
 
 /** What a record's delivery says of it. */
 export type RecordFacts = Readonly<Pick<WhaleTx, "tx_hash" | "log_index" | "block" | "ts" | "wallet" | "wallet_label" | "token" | "symbol" |
-  "category" | "amount" | "usd" | "venue">>
+  "category" | "amount" | "usd" | "venue" | "source">>
+
+/** The explorer page of a record's transaction; none for the demo chain's generated transactions. */
+export const explorerUrl = (r: Pick<RecordFacts, "tx_hash" | "source">): string | null => (r.source === "demo" ? null : `${EXPLORER}/tx/${r.tx_hash}`)
 
 const recordData = (r: RecordFacts) => ({
   tx_hash: r.tx_hash, log_index: r.log_index, block: r.block, ts: r.ts, wallet: r.wallet, wallet_label: r.wallet_label,
-  token: r.token, symbol: displaySymbol(r.symbol), category: r.category, amount: r.amount, usd: r.usd, venue: r.venue
+  token: r.token, symbol: displaySymbol(r.symbol), category: r.category, amount: r.amount, usd: r.usd, venue: r.venue, source: r.source
 })
 
 /** A whale trade, an exchange flow or a wallet's activity. */
@@ -59,7 +62,7 @@ export const contentOfRecord = (type: "whale_trade" | "exchange_flow" | "wallet_
     type,
     title,
     summary: `${who} ${VERB[r.category]} ${usd(r.usd)} of ${sym}${where} (block ${r.block})`,
-    url: `${EXPLORER}/tx/${r.tx_hash}`,
+    url: explorerUrl(r),
     data: recordData(r)
   }
 }

@@ -34,7 +34,7 @@ import { MailOutbox } from "../../platform/infra/MailOutbox"
 import { Metrics, type Cell, type Series } from "../../platform/ops/Metrics"
 import { makeBatcher } from "../../platform/infra/Batcher"
 import { AlertsConfig } from "./Config"
-import { digestOf, emailOf, messengerText, webhookBatchBody, webhookBody, type WebhookEvent } from "./Format"
+import { digestOf, emailOf, EXPLORER, messengerText, webhookBatchBody, webhookBody, type WebhookEvent } from "./Format"
 import { makeMessengerClient } from "./Messenger"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
@@ -113,7 +113,10 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     }
     const ok = (row: DeliveryRow): Outcome => outcome(row, "sent", null, null, true)
     const untried = (row: DeliveryRow, status: "digested" | "skipped", error: string | null): Outcome => outcome(row, status, error, null, false)
-    const url = (row: DeliveryRow) => (typeof row.data.url === "string" ? row.data.url : typeof row.data.tx_hash === "string" ? `https://etherscan.io/tx/${row.data.tx_hash}` : null)
+    // `url` is the content's link, null where there is none (a demo transaction); deliveries stored before it was kept
+    // fall back to the explorer page of their transaction.
+    const url = (row: DeliveryRow) =>
+      typeof row.data.url === "string" ? row.data.url : !("url" in row.data) && typeof row.data.tx_hash === "string" ? `${EXPLORER}/tx/${row.data.tx_hash}` : null
     const folded = (row: DeliveryRow) => (typeof row.data.folded === "number" ? row.data.folded : 0)
 
     /** After the outcomes are stored: metrics, and the exhausted ones copied to the dead-letter stream. */

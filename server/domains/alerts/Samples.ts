@@ -5,7 +5,9 @@ import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlay
 const SAMPLE_RECORD: RecordFacts = {
   tx_hash: "0x" + "5a".repeat(32), log_index: 12, block: 19_537_146, ts: "2024-03-29T12:00:11Z",
   wallet: "0x00000000219ab540356cbb839cbe05303d7705fa", wallet_label: "Sample whale", token: "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
-  symbol: "WETH", category: "dex_buy", amount: "420.5", usd: 1_482_000, venue: "Uniswap V3"
+  symbol: "WETH", category: "dex_buy", amount: "420.5", usd: 1_482_000, venue: "Uniswap V3",
+  // A made-up transaction: like the demo chain's, it has no explorer page.
+  source: "demo"
 }
 
 export const sampleContent = (type: AlertType): Content => {

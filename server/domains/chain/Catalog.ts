@@ -7,6 +7,8 @@
  * and the tracked wallets, which it reloads when the table changed (`refreshWallets`).
  */
 import { Effect, Layer } from "effect"
+import { ChainConfig } from "./Config"
+import { demoWallets } from "./demo/Wallets"
 import { TokenCache, type IngestContext } from "./Ingest"
 import { PriceBook, type PricePoint } from "./PriceBook"
 import { labelLookup, loadReference, type Reference } from "./Reference"
@@ -55,6 +57,12 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
       yield* repo.upsertLabels([...ref.labels.values()])
       const added = yield* repo.seedWallets(ref.wallets.map((w) => ({ ...w, source: "seed" as const })))
       yield* Effect.logDebug(`reference data seeded: ${ref.tokens.size} tokens, ${ref.labels.size} labels, ${added} new wallets`)
+    })
+
+    /** Tracks the demo chain's wallets (source 'demo'); a wallet already tracked is left as the operator has it. */
+    const trackDemoWallets = Effect.fn("ChainCatalog.trackDemoWallets")(function* (seed: number) {
+      const added = yield* repo.seedWallets(demoWallets(seed, [], []).map((w) => ({ address: w.address, label: w.label, cohort: w.cohort, source: "demo" as const })))
+      if (added > 0) yield* Effect.logDebug(`demo chain: ${added} demo wallets tracked`)
     })
 
     /** What the database holds; with `preview`, as it would be once seeded (the seed wins, as `seed` does). */
@@ -128,11 +136,17 @@ export class ChainCatalog extends Effect.Service<ChainCatalog>()("app/ChainCatal
       return session
     })
 
-    return { seed, open } as const
+    return { seed, trackDemoWallets, open } as const
   })
 }) {}
 
-/** The catalog with the reference data seeded first (at the app's start, in every process; idempotent). */
-export const ChainCatalogSeeded = Layer.effectDiscard(Effect.flatMap(ChainCatalog, (c) => c.seed())).pipe(
-  Layer.provideMerge(ChainCatalog.Default)
-)
+/**
+ * The catalog with the reference data seeded first (at the app's start, in every process; idempotent). On the demo
+ * chain the demo wallets are tracked too, before the listener's first block: the demo's activity is theirs alone.
+ */
+export const ChainCatalogSeeded = Layer.effectDiscard(Effect.gen(function* () {
+  const catalog = yield* ChainCatalog
+  yield* catalog.seed()
+  const chain = yield* ChainConfig
+  if (chain.source === "demo") yield* catalog.trackDemoWallets(chain.demoSeed)
+})).pipe(Layer.provideMerge(ChainCatalog.Default), Layer.provide(ChainConfig.Default))

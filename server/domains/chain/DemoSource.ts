@@ -80,8 +80,8 @@ export const makeDemoSource = (options: DemoOptions = {}): ChainSourceShape & { 
   const market = makeMarket(seed, ref.tokens.values(), loadCalendar(DATA_DIR).events)
   const timeOf = (n: number) => (anchorTime * 1000 + (n - anchorBlock) * blockMs)
   const usdPrice = (t: TokenInfo, n: number) => market.usd(t, timeOf(n))
-  // The seed wallets and the demo wallets of the history (recorded only when tracked: the history tracks them).
-  const whales = demoWallets(seed, ref.wallets, ["-"], ["-"]).map((w) => ({ address: w.address, cohort: w.cohort }))
+  // The demo wallets of the history (recorded only when tracked: the catalog tracks them on the demo chain).
+  const whales = demoWallets(seed, ["-"], ["-"]).map((w) => ({ address: w.address, cohort: w.cohort }))
 
   const generate = (n: number): { block: ChainBlock; logs: Array<RawLog> } => {
     const rand = prng(seed, n)

@@ -59,7 +59,7 @@ export const TrackedWallet = z.object({
 })
 export type TrackedWallet = z.infer<typeof TrackedWallet>
 
-export type WalletSource = "seed" | "import" | "custom" | "discovered"
+export type WalletSource = "seed" | "import" | "custom" | "discovered" | "demo"
 
 /** A tracked_wallets row: the one wallet row; other domains' wallet reads are typed against it. */
 export interface WalletRow {

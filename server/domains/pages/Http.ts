@@ -20,7 +20,6 @@ import { CLIENT_DIST } from "../../platform/http/Static"
 import { memo } from "../../platform/infra/Memo"
 import { AuthGuards } from "../accounts/Guards"
 import { ReadModels } from "../analytics/ReadModels"
-import { addressOf } from "../email/Config"
 import { businessTermsPage, cookiePolicyPage, disclaimerPage, LEGAL_UPDATED, privacyPage, termsPage } from "./Legal"
 import { renderPositioning } from "./PositioningPage"
 import { SITE_CSP, sitePage } from "./Site"
@@ -33,7 +32,7 @@ export const PagesRoutes = Effect.gen(function* () {
   const app = yield* AppConfig
   const guards = yield* AuthGuards
   const models = yield* ReadModels
-  const legal = { contact: addressOf(app.mailFrom), updated: LEGAL_UPDATED }
+  const legal = { contact: app.contactEmail, updated: LEGAL_UPDATED }
   const PUBLIC = [["cache-control", "public, max-age=3600"], ["content-security-policy", SITE_CSP]] as const
   const html = (page: string) => Reply.html(page, 200, PUBLIC)
 

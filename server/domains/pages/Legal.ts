@@ -1,19 +1,21 @@
 /**
  * The legal pages of §4.5 with their real content for this service: what it is (observational on-chain data, not
  * financial advice), the licence of its public data (CC-BY-4.0), what it stores and why, the cookies it sets.
- * `contact` is the address people write to (the configured sender address of the service).
+ * `contact` is the address people write to (CONTACT_EMAIL, or the sender's address when it is a real one); without
+ * one the pages say that the operator has not published one, never a made-up address.
  */
 import { esc, sitePage } from "./Site"
 
 export interface LegalContext {
-  readonly contact: string
+  readonly contact: string | null
   /** Last material change of the texts below (shown on each page). */
   readonly updated: string
 }
 
 export const LEGAL_UPDATED = "2026-11-24"
 
-const updated = (c: LegalContext) => `<p class="muted">Last updated ${esc(c.updated)}. Questions: <a href="mailto:${esc(c.contact)}">${esc(c.contact)}</a>.</p>`
+const mailto = (c: LegalContext) => (c.contact === null ? "the operator of this service (no contact address is published yet)" : `<a href="mailto:${esc(c.contact)}">${esc(c.contact)}</a>`)
+const updated = (c: LegalContext) => `<p class="muted">Last updated ${esc(c.updated)}. Questions: ${c.contact === null ? "no contact address is published yet" : mailto(c)}.</p>`
 
 const NOT_ADVICE = `<p class="note"><strong>Not financial advice.</strong> Whale Intelligence publishes observations of public
 blockchain activity. Nothing on the site, in the API, in e-mails or in alerts is a recommendation to buy, sell or hold
@@ -113,7 +115,7 @@ complaints), a card processor and a crypto payment processor (payments), and a m
 messenger channel. They process data only on our instructions.</p>
 <h2>Your rights</h2>
 <p>You may ask for a copy of your data, correct it, have it deleted, restrict or object to processing, and take it
-elsewhere. Write to <a href="mailto:${esc(c.contact)}">${esc(c.contact)}</a> from your account's address. You may also
+elsewhere. Write to ${mailto(c)} from your account's address. You may also
 complain to your data-protection authority.</p>
 <h2>Cookies</h2>
 <p>See the <a href="/cookie-policy">cookie policy</a>: we only set cookies needed to keep you signed in.</p>`)

@@ -45,8 +45,7 @@ export class DemoHistoryRepo extends Effect.Service<DemoHistoryRepo>()("app/chai
     )
 
     /** Tracks the demo wallets (source 'demo'); wallets already tracked are left as the operator has them. */
-    const trackDemoWallets = (wallets: ReadonlyArray<DemoWallet>) => {
-      const demo = wallets.filter((w) => w.origin === "demo")
+    const trackDemoWallets = (demo: ReadonlyArray<DemoWallet>) => {
       return demo.length === 0 ? Effect.succeed(0) : sql`
         INSERT INTO tracked_wallets (address, label, cohort, source)
         SELECT * FROM unnest(${demo.map((w) => w.address)}::text[], ${demo.map((w) => w.label)}::text[],

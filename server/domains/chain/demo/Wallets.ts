@@ -1,11 +1,12 @@
 /**
- * The demo's whales: the seed wallets (data/wallets.json) plus fifty demo wallets (synthetic addresses, labelled
- * "Demo …"), about a hundred in the three size cohorts, each with habits fixed by the seed: a style, how often it
- * trades, its usual size, what it trades, which exchanges and routers it uses, and whether it moves around macro
- * events. DEMO DATA, not the chain.
+ * The demo's whales: a hundred synthetic wallets (addresses no one holds, labelled "Demo …") in the three size
+ * cohorts, each with habits fixed by the seed: a style, how often it trades, its usual size, what it trades, which
+ * exchanges and routers it uses, and whether it moves around macro events. DEMO DATA, not the chain: generated
+ * activity never carries a real person's or firm's wallet or name (the seed wallets of data/wallets.json stay
+ * tracked, for a real chain, and have no demo activity).
  */
 import { keccak256, toHex } from "viem"
-import type { Cohort, TrackedWallet } from "../Types"
+import type { Cohort } from "../Types"
 import type { TokenGroup } from "./Market"
 import { hashString, pickOne, stream } from "./Random"
 
@@ -32,13 +33,14 @@ export interface DemoWallet {
   readonly address: string
   readonly label: string
   readonly cohort: Cohort
-  /** `seed` for data/wallets.json, `demo` for the synthetic ones. */
-  readonly origin: "seed" | "demo"
   readonly habit: Habit
 }
 
-const DEMO_WALLETS = 50
-const DEMO_COHORTS: ReadonlyArray<readonly [Cohort, number]> = [["mega", 5], ["large", 18], ["mid", 27]]
+/**
+ * Wallets per cohort, in runs of indexes: the first fifty are the demo wallets of earlier versions (same addresses
+ * and labels), the second fifty took the place of the seed wallets (as many per cohort as data/wallets.json has).
+ */
+const DEMO_COHORTS: ReadonlyArray<readonly [Cohort, number]> = [["mega", 5], ["large", 18], ["mid", 27], ["mega", 7], ["large", 15], ["mid", 28]]
 const NAMES: Readonly<Record<Cohort, ReadonlyArray<string>>> = {
   mega: ["treasury", "fund", "foundation"],
   large: ["fund", "desk", "market maker", "whale"],
@@ -86,21 +88,16 @@ const habitOf = (seed: number, address: string, cohort: Cohort, exchanges: Reado
   }
 }
 
-/** The seed wallets and the demo wallets with their habits. */
-export const demoWallets = (
-  seed: number, seedWallets: ReadonlyArray<TrackedWallet>, exchanges: ReadonlyArray<string>, routers: ReadonlyArray<string>
-): Array<DemoWallet> => {
-  const out: Array<DemoWallet> = seedWallets.map((w) => ({
-    address: w.address, label: w.label, cohort: w.cohort, origin: "seed" as const,
-    habit: habitOf(seed, w.address, w.cohort, exchanges, routers)
-  }))
+/** The demo wallets with their habits. */
+export const demoWallets = (seed: number, exchanges: ReadonlyArray<string>, routers: ReadonlyArray<string>): Array<DemoWallet> => {
+  const out: Array<DemoWallet> = []
   let i = 0
   for (const [cohort, count] of DEMO_COHORTS) {
-    for (let k = 0; k < count && i < DEMO_WALLETS; k++, i++) {
+    for (let k = 0; k < count; k++, i++) {
       const address = demoWalletAddress(i)
       const names = NAMES[cohort]
       out.push({
-        address, label: `Demo ${names[i % names.length]} ${String(i + 1).padStart(2, "0")}`, cohort, origin: "demo",
+        address, label: `Demo ${names[i % names.length]} ${String(i + 1).padStart(2, "0")}`, cohort,
         habit: habitOf(seed, address, cohort, exchanges, routers)
       })
     }

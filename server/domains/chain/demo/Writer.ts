@@ -44,7 +44,7 @@ export const demoWorld = (settings: Pick<HistorySettings, "seed" | "reference" |
   const routers = [...new Set(labels.flatMap((l) => (l.category === "router" && !l.name.includes("CoW") ? [l.venue] : [])))].sort()
   const calendar = loadCalendar(settings.dataDir)
   const market: Market = makeMarket(settings.seed, settings.reference.tokens.values(), calendar.events)
-  const wallets: Array<DemoWallet> = demoWallets(settings.seed, settings.reference.wallets, exchanges, routers)
+  const wallets: Array<DemoWallet> = demoWallets(settings.seed, exchanges, routers)
   const history = makeHistory({ seed: settings.seed, market, wallets, clock: settings.clock })
   return { market, wallets, history, calendar } as const
 }
