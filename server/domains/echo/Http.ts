@@ -20,9 +20,13 @@ import { EchoMarket } from "./Market"
 import { EchoSettings } from "./Settings"
 
 const AddressParam = z.object({ address })
-const commandIdOf = (req: RequestInfo, fromBody: string | undefined) => {
+/**
+ * The command id of an HTTP order: the client's key within the caller's own namespace, so another user's same key
+ * is that user's own command (neither a 409 that reveals the key is taken, nor a way to block its owner's retry).
+ */
+const commandIdOf = (req: RequestInfo, userId: number, fromBody: string | undefined) => {
   const key = fromBody ?? req.header("idempotency-key")?.trim()
-  return key && /^[A-Za-z0-9:_\-.]{8,100}$/.test(key) ? `http:${key}` : `http:${randomUUID()}`
+  return key && /^[A-Za-z0-9:_\-.]{8,100}$/.test(key) ? `http:${userId}:${key}` : `http:${userId}:${randomUUID()}`
 }
 
 export const EchoRoutes = Effect.gen(function* () {
@@ -63,9 +67,9 @@ export const EchoRoutes = Effect.gen(function* () {
     route({ method: "GET", path: "/api/echo/feed", summary: "The whale feed (DEX trades), newest first, with a copy hint", tags, guard: gate, query: W.FeedQuery, response: W.FeedPage,
       handler: ({ query }) => market.feed(query.page, query.limit) }),
     route({ method: "POST", path: "/api/echo/trade", summary: "A manual simulated trade, BUY or SELL, by usd or quantity", tags, guard: gate, body: W.TradeRequest, response: W.TradeResponse,
-      handler: ({ auth, body, req }) => book.manual(auth.id, commandIdOf(req, body.command_id), body).pipe(touched(auth.id, true)) }),
+      handler: ({ auth, body, req }) => book.manual(auth.id, commandIdOf(req, auth.id, body.command_id), body).pipe(touched(auth.id, true)) }),
     route({ method: "POST", path: "/api/echo/copy", summary: "Copy one whale trade at a chosen size, filled honestly (delay, slippage, gas)", tags, guard: gate, body: W.CopyRequest, response: W.TradeResponse,
-      handler: ({ auth, body, req }) => book.copy(auth.id, commandIdOf(req, body.command_id), { txHash: body.tx_hash, logIndex: body.log_index, wallet: body.wallet, usd: body.usd, fraction: body.fraction }).pipe(touched(auth.id, true)) }),
+      handler: ({ auth, body, req }) => book.copy(auth.id, commandIdOf(req, auth.id, body.command_id), { txHash: body.tx_hash, logIndex: body.log_index, wallet: body.wallet, usd: body.usd, fraction: body.fraction }).pipe(touched(auth.id, true)) }),
     route({ method: "GET", path: "/api/echo/trades", summary: "Trade history, newest first, with the total count", tags, guard: gate, query: W.TradesQuery, response: W.TradesPage,
       handler: ({ auth, query }) => echo.trades(auth.id, query.page, query.limit) }),
     route({ method: "GET", path: "/api/echo/leaderboard", summary: "Top 100 by return with a risk-adjusted column, and the caller's rank", tags, guard: gate, response: W.Leaderboard,

@@ -14,7 +14,7 @@
 import { Duration, Effect, Runtime } from "effect"
 import uWS from "uWebSockets.js"
 import { INSTANCE } from "../Instance"
-import { WS_PATH, type WsUser } from "../../../schema/ws"
+import { USER_TOPIC, WS_PATH, type WsUser } from "../../../schema/ws"
 import { AppConfig } from "../Config"
 import { clientAddressOf } from "../http/ClientAddress"
 import { Bus } from "../infra/Bus"
@@ -40,6 +40,9 @@ const STATE_HISTORY = 200
 
 type Resolved = { readonly user: WsUser | null; readonly auth: Conn["auth"] }
 
+/** A channel as a metric label: every `user:<id>` counts as `user` (/metrics must not list who gets events). */
+const channelLabel = (channel: string) => (USER_TOPIC.test(channel) ? "user" : channel)
+
 /** The hub, serving the platform's topics and those the modules register. */
 export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(function* () {
   const topics = new TopicTable([...PLATFORM_TOPICS, ...topicDefs])
@@ -59,7 +62,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
   const gauge = metrics.gauge("ws_connections", "Open WebSocket connections")
   const upgrades = metrics.counter("ws_upgrades_total", "WebSocket upgrade requests by outcome")
   const closes = metrics.counter("ws_closed_total", "WebSocket connections closed, by close code")
-  const published = metrics.counter("ws_published_total", "Frames published to uWS pub/sub, by channel")
+  const published = metrics.counter("ws_published_total", "Frames published to uWS pub/sub, by channel (user topics as `user`)")
   const errors = metrics.counter("ws_errors_total", "Error frames sent, by code")
 
   let app: uWS.TemplatedApp | undefined
@@ -68,7 +71,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
   const conns = new Set<Conn>()
   const slots = new IpSlots(settings.maxConnectionsPerIp)
   const relays = new Map(topics.sources.map((s) => [s.stream, new Relay(s, s.kind === "state" ? Math.min(STATE_HISTORY, settings.history) : settings.history, settings.anonDelayMs, (channel, frame) => {
-    if (app && app.publish(channel, frame)) published.inc({ channel })
+    if (app && app.publish(channel, frame)) published.inc({ channel: channelLabel(channel) })
   })]))
   const protocol = new Connections(relays, topics, settings, (code) => errors.inc({ code }))
 
