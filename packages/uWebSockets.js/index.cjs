@@ -1,7 +1,7 @@
 "use strict"
 /**
  * uWebSockets.js for this project: the native binary that `uws-pack@20.0.8` ships (an upstream uWebSockets.js v20.4x
- * build, see the README's "Runtime" section), loaded directly — uws-pack's own JS wrapper is not used. A binary is
+ * build, see the README's "Node 22" section), loaded directly — uws-pack's own JS wrapper is not used. A binary is
  * loaded only if its SHA-256 is one we checked; anything else (another platform, another Node ABI, a changed file)
  * stops the process with the reason. There is no fallback implementation.
  *
@@ -20,7 +20,7 @@ const target = `${process.platform}_${process.arch}_${process.versions.modules}`
 const file = `uws_${target}.node`
 const unsupported = (why) =>
   new Error(`uWebSockets.js: ${why} (Node ${process.version}, ${process.platform}/${process.arch}, ABI ${process.versions.modules}). ` +
-    "This build runs on Node 22 on Linux x64 only: see the README's \"Runtime\" section.")
+    "This build runs on Node 22 on Linux x64 only: see the README's \"Node 22\" section.")
 
 const expected = CHECKED[target]
 if (expected === undefined) throw unsupported(`no checked binary for ${target}`)

@@ -90,7 +90,7 @@ export const contactEmailOf = (contact: string | undefined, mailFrom: string): s
 
 export class MissingSecret extends Error {
   constructor(readonly names: ReadonlyArray<string>) {
-    super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see README, Configuration).`)
+    super(`Missing required secret(s) in production: ${names.join(", ")}. Set them in the environment (see docs/configuration.md).`)
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Test payments never run in production (README "Security"): NODE_ENV=production gets no stand-in whatever
+ * Test payments never run in production (docs/security.md): NODE_ENV=production gets no stand-in whatever
  * BILLING_STANDIN says, and a start configured for test payments there (BILLING_STANDIN=on, a Stripe test-mode key
  * without BILLING_ALLOW_TEST_KEYS=true) is refused with the reason.
  */

@@ -1,5 +1,5 @@
 /**
- * Same-origin for cookie sessions, in Chromium (README "Security"): a user signed in through the login page visits
+ * Same-origin for cookie sessions, in Chromium (docs/security.md): a user signed in through the login page visits
  * a page on another port of the same host (same site, so SameSite=Lax cookies go along) that submits a form and a
  * `no-cors` fetch to the service. Both arrive with the session cookie and are refused 403 `cross_site`; the profile
  * is unchanged. From the service's own page the same request, with the same cookie, acts.

@@ -1,5 +1,5 @@
 /**
- * Who can read /metrics (README "Security"): its own listener on loopback (METRICS_HOST:METRICS_PORT); the public
+ * Who can read /metrics (docs/security.md): its own listener on loopback (METRICS_HOST:METRICS_PORT); the public
  * port only with METRICS_TOKEN, to that bearer token; a taken metrics port refuses the start, naming the setting.
  */
 import { createServer, type Server } from "node:net"

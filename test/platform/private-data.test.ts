@@ -276,8 +276,9 @@ describe("Echo: portfolio, trades, auto-copy, results", () => {
     await socketB.waitFor((f) => f.topic === `user:${bId}` && f.data?.kind === "echo" && f.data.data.trade?.id === own.body.trade.id, 10_000)
     expect(userFrames(socketB, bId).filter((e) => e.kind === "echo").map((e) => e.data.trade?.id)).not.toContain(tradeId)
     expect(userFrames(socketA, aId).filter((e) => e.kind === "echo").map((e) => e.data.trade?.id)).not.toContain(own.body.trade.id)
-    // Nor does anyone learn from the public /metrics which users were sent events.
-    const metrics = await (await fetch(`${app.url}/metrics`)).text()
+    // Nor does an operator's /metrics (loopback only; the public port refuses it) say which users were sent events.
+    expect((await fetch(`${app.url}/metrics`)).status).toBe(404)
+    const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text()
     expect(metrics).toMatch(/ws_published_total\{channel="user"\} [1-9]/)
     expect(metrics).not.toMatch(new RegExp(`user:(${aId}|${bId})\\b`))
   })

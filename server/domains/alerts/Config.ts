@@ -1,4 +1,4 @@
-/** The alerts domain's settings (README, "Alerts"); read once, through Effect's `Config`. */
+/** The alerts domain's settings (docs/domains/alerts.md); read once, through Effect's `Config`. */
 import { Config, Effect, Option, Redacted } from "effect"
 
 export class AlertsConfig extends Effect.Service<AlertsConfig>()("app/AlertsConfig", {

@@ -1,5 +1,5 @@
 /**
- * What each tier may do with alerts (README, "Alerts"). The spec leaves the values open; these follow the
+ * What each tier may do with alerts (docs/domains/alerts.md). The spec leaves the values open; these follow the
  * product's gates: playbook and custom wallets are whale features, convergence an alpha one, webhooks are for
  * whale integrations, the messenger from pro.
  */

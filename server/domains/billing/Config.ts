@@ -40,7 +40,7 @@ export const parseApiBase = (raw: string): ApiBase => {
 /** A production start configured for test payments: anyone could "pay" with a test card and become whale. */
 export class TestPaymentsInProduction extends Error {
   constructor(reason: string) {
-    super(`Refusing to start: test payments are configured with NODE_ENV=production (${reason}). Configure the real providers (see README, Billing).`)
+    super(`Refusing to start: test payments are configured with NODE_ENV=production (${reason}). Configure the real providers (see docs/domains/billing.md).`)
   }
 }
 

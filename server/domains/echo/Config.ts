@@ -1,4 +1,4 @@
-/** Echo's settings from the environment (its config slice). Defaults are documented in the README's Echo section. */
+/** Echo's settings from the environment (its config slice). Defaults are documented in docs/domains/echo.md. */
 import { Config, Context, Effect, Layer } from "effect"
 import type { FillParams } from "./Fills"
 

@@ -9,7 +9,7 @@
  *
  * Each hash covers its predecessor, so a day's root commits to every entry up to it: deleting, reordering or
  * editing an earlier entry (a pick removed, a flag time moved back) changes every later hash and every later root.
- * Anyone who kept a root can check the published entries against it (see README "Picks", and `verifyChain`).
+ * Anyone who kept a root can check the published entries against it (see docs/domains/picks.md, and `verifyChain`).
  */
 import { createHash } from "node:crypto"
 
