@@ -178,6 +178,8 @@ const Processes = Layer.scoped(
       port = (yield* makeHttpServer({ routes: table, configure: [hub.configure], errors, browserNotFound: consoleNotFound() })).port
     }
     yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}; modules: ${modules.map((m) => m.name).join(", ")}`)
+    // The line a person starting the service looks for (PORT=0: the port it got, on this machine).
+    if (port !== null) yield* Effect.logInfo(`Console ready: ${config.port === 0 ? `http://localhost:${port}` : config.publicBaseUrl}/`)
     return { port, metricsPort, roles: [...config.roles] }
   })
 )

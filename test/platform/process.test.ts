@@ -44,7 +44,7 @@ const answers = async (url: string) => {
 const startAndSignal = async (dataDir: string, signal: NodeJS.Signals) => {
   const port = await freePort()
   const env: Record<string, string | undefined> = {
-    ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn",
+    ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info",
     CONSOLE_BUILD: "off", SHUTDOWN_GRACE_MS: String(GRACE_MS)
   }
   delete env.DATABASE_URL
@@ -57,6 +57,9 @@ const startAndSignal = async (dataDir: string, signal: NodeJS.Signals) => {
     npm.once("exit", (code, sig) => resolve({ code, signal: sig })))
   try {
     await waitFor(async () => (await answers(`http://127.0.0.1:${port}/readyz`)) === 200, 90_000, 250)
+    // The line a person starting it looks for; per-block lines are at debug (a summary a minute at info).
+    await waitFor(() => output.includes(`Console ready: http://localhost:${port}/`), 10_000, 50)
+    expect(output).not.toMatch(/message="block \d+ /)
     const tree = descendantsOf(npm.pid!)
     // npm → node (the server, no shell or tsx layer between) → node (embedded PostgreSQL).
     expect(tree.length, `process tree under npm: ${tree.join(", ")}`).toBeGreaterThanOrEqual(2)

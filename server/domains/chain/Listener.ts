@@ -11,7 +11,7 @@
  * the stored records on `chain.tx`, mark the block published, and publish the head for the console's "Latest block".
  * `recover` publishes what a previous life stored or rolled back but did not get to publish.
  */
-import { Effect, type Scope } from "effect"
+import { Clock, Effect, type Scope } from "effect"
 import { STREAMS, type ChainTxRetraction } from "../../../schema/streams"
 import { CONSOLE_STREAMS } from "../../../schema/ws"
 import { Bus } from "../../platform/infra/Bus"
@@ -51,6 +51,32 @@ export const firstBlock = (s: ChainSettings, kind: string, target: number): numb
   if (s.startBlock !== undefined) return s.startBlock >= 0 ? s.startBlock : Math.max(0, target + s.startBlock + 1)
   return kind === "demo" ? Math.max(0, target - s.demoHistoryBlocks + 1) : Math.max(0, target)
 }
+
+/** One info line per SUMMARY_MS for the blocks stored (each block's own line is at debug). */
+const SUMMARY_MS = 60_000
+const blockSummary = Effect.gen(function* () {
+  let since = yield* Clock.currentTimeMillis
+  let first: number | null = null
+  let last = 0
+  let blocks = 0
+  let stored = 0
+  return {
+    add: (n: number, records: number) =>
+      Effect.gen(function* () {
+        first ??= n
+        last = n
+        blocks++
+        stored += records
+        const now = yield* Clock.currentTimeMillis
+        if (now - since < SUMMARY_MS) return
+        yield* Effect.logInfo(`chain: ${blocks} block(s) ${first}–${last} stored in the last ${Math.round((now - since) / 1000)} s, ${stored} records; at block ${last}`)
+        since = now
+        first = null
+        blocks = 0
+        stored = 0
+      })
+  } as const
+})
 
 export class ChainListener extends Effect.Service<ChainListener>()("app/chain/ChainListener", {
   effect: Effect.gen(function* () {
@@ -94,6 +120,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
         }
       })
 
+      const summary = yield* blockSummary
       let checkpoint: Position | null = yield* repo.checkpoint(CHECKPOINT)
       if (checkpoint !== null) session.resetPrices(pricePoint(yield* repo.blockAt(checkpoint.number)))
       /** Where this life starts: after the checkpoint, or (none yet) where the settings say, from the head now. */
@@ -144,7 +171,8 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
           // The console's "Latest block" (topic chain:head): a few kept, subscribers get the newest.
           yield* bus.publish(CONSOLE_STREAMS.chainHead, { messageId: `head:${n}:${block.hash}`, number: n, hash: block.hash, ts: new Date(block.timestamp * 1000).toISOString() }, 16)
           const fresh = written.length === records.length ? "" : ` (${written.length} new)`
-          yield* Effect.logInfo(`block ${n} ${short(block.hash)}: ${block.transactions.length} txs, ${records.length} records${fresh}`)
+          yield* Effect.logDebug(`block ${n} ${short(block.hash)}: ${block.transactions.length} txs, ${records.length} records${fresh}`)
+          yield* summary.add(n, written.length)
           return { outcome: "stored", written: written.length } as const
         }).pipe(Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed({ outcome: "later" } as const)))
 

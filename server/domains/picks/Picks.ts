@@ -155,7 +155,9 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         if (id === null) return null
         if (mode === "live") yield* publishPending
         else yield* repo.markPublished([id])
-        yield* Effect.logInfo(`pick ${id} flagged: ${r.symbol} by ${decision.buyers.length} whales, conviction ${c.score}`)
+        // A live flag is news for the operator; the hundreds a history replay flags are summed up by the replay's line.
+        const line = `pick ${id} flagged: ${r.symbol} by ${decision.buyers.length} whales, conviction ${c.score}`
+        yield* mode === "live" ? Effect.logInfo(line) : Effect.logDebug(line)
         return id
       })
 
