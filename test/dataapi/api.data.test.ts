@@ -123,6 +123,12 @@ describe("endpoints", () => {
     expect(unpriced).toMatchObject({ wallet: W.W1, wallet_label: "Alpha Whale", symbol: "WETH", category: "dex_buy", amount: "1.5", source: "rpc" })
     const w2 = await data(`/api/v1/transactions?wallet=${W.W2.toUpperCase().replace("0X", "0x")}`)
     expect(w2.transactions.map((t: { token: string }) => t.token).sort()).toEqual([TOKENS.LINK, TOKENS.PEPE, TOKENS.WETH].sort())
+    // Prices go out to 6 significant digits and money to the cent (the stored prices here are usd / 1.5: 66.666…).
+    const prices = first.transactions.flatMap((t: { price_usd: number | null }) => (t.price_usd === null ? [] : [t.price_usd]))
+    expect(prices.length).toBeGreaterThan(0)
+    for (const p of prices) expect(Number(p.toPrecision(6))).toBe(p)
+    expect(prices.some((p: number) => String(p).replace(/^0\.0*|\./g, "").length === 6)).toBe(true)
+    for (const t of first.transactions) if (t.usd !== null) expect(Math.round(t.usd * 100) / 100).toBe(t.usd)
     const sells = await data("/api/v1/transactions?category=dex_sell&token=UNI")
     expect(sells.transactions).toEqual([expect.objectContaining({ wallet: W.W3, usd: 100, symbol: "UNI", category: "dex_sell" })])
   })

@@ -13,8 +13,8 @@ import { buildPositioning } from "./PositioningModel"
 import { displaySymbol, isAddress, WETH } from "./Tokens"
 import { TxRepo } from "./TxRepo"
 import { addDays, dayOf, daysBetween, windowOf } from "./Windows"
+import { cents, centsOrNull, priceOrNull } from "../../../schema/numbers"
 
-const round2 = (x: number) => Math.round(x * 100) / 100
 const HISTORY_DAYS = 30
 
 /** The index of every day in `days` from figures covering them and the 7 days before the first. */
@@ -33,9 +33,9 @@ export const topTokensOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindo
     .map((r) => ({
       symbol: displaySymbol(r.token, r.symbol),
       token: r.token,
-      net_flow_usd: round2(r.dex_buy_usd - r.dex_sell_usd),
-      buy_volume_usd: round2(r.dex_buy_usd),
-      sell_volume_usd: round2(r.dex_sell_usd),
+      net_flow_usd: cents(r.dex_buy_usd - r.dex_sell_usd),
+      buy_volume_usd: cents(r.dex_buy_usd),
+      sell_volume_usd: cents(r.dex_sell_usd),
       trades: r.dex_trades,
       whales: r.whales
     }))
@@ -51,11 +51,11 @@ export const flowsOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow
     .map(({ r }) => ({
       token: r.token,
       symbol: displaySymbol(r.token, r.symbol),
-      dex_buy_usd: round2(r.dex_buy_usd),
-      dex_sell_usd: round2(r.dex_sell_usd),
-      exchange_withdraw_usd: round2(r.exchange_withdraw_usd),
-      exchange_deposit_usd: round2(r.exchange_deposit_usd),
-      net_flow_usd: round2(r.dex_buy_usd - r.dex_sell_usd + r.exchange_withdraw_usd - r.exchange_deposit_usd),
+      dex_buy_usd: cents(r.dex_buy_usd),
+      dex_sell_usd: cents(r.dex_sell_usd),
+      exchange_withdraw_usd: cents(r.exchange_withdraw_usd),
+      exchange_deposit_usd: cents(r.exchange_deposit_usd),
+      net_flow_usd: cents(r.dex_buy_usd - r.dex_sell_usd + r.exchange_withdraw_usd - r.exchange_deposit_usd),
       trades: r.records
     }))
 })
@@ -85,8 +85,8 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       const sum = (f: (r: TokenWindowRow) => number) => rows.reduce((s, r) => s + f(r), 0)
       return {
         tracked_wallets: tracked,
-        buy_volume_24h_usd: round2(sum((r) => r.dex_buy_usd)),
-        sell_volume_24h_usd: round2(sum((r) => r.dex_sell_usd)),
+        buy_volume_24h_usd: cents(sum((r) => r.dex_buy_usd)),
+        sell_volume_24h_usd: cents(sum((r) => r.dex_sell_usd)),
         transactions_24h: sum((r) => r.records),
         latest_block: latest === null
           ? null
@@ -155,7 +155,7 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       const page = rows.slice(0, q.limit)
       return {
         transactions: page.map((r) => ({
-          ...r, ts: r.ts.toISOString(), source: r.source === "internal" ? "rpc" : r.source
+          ...r, ts: r.ts.toISOString(), source: r.source === "internal" ? "rpc" : r.source, usd: centsOrNull(r.usd), price_usd: priceOrNull(r.price_usd)
         })),
         next_before_id: rows.length > q.limit ? page.at(-1)!.id : null
       } satisfies TransactionsData
@@ -163,7 +163,7 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
 
     const searchWallets = Effect.fn("Analytics.searchWallets")(function* (q: string, limit: number) {
       const today = dayOf(yield* Clock.currentTimeMillis)
-      return (yield* txs.searchWallets(q.trim(), limit, addDays(today, -6))).map((w) => ({ ...w, net_flow_7d_usd: round2(w.net_flow_7d_usd) }))
+      return (yield* txs.searchWallets(q.trim(), limit, addDays(today, -6))).map((w) => ({ ...w, net_flow_7d_usd: cents(w.net_flow_7d_usd) }))
     })
 
     return { tokenWindow, source, stats, whaleIndex, closeMissingDays, positioning, resolveTokens, transactions, searchWallets } as const

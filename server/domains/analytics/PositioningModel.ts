@@ -13,6 +13,7 @@ import type { Positioning } from "../../../schema/http/analytics"
 import { TIER_RANK, type Tier } from "../../../schema/tiers"
 import type { WalletTokenRow } from "./FlowsRepo"
 import { displaySymbol, MAJORS } from "./Tokens"
+import { cents } from "../../../schema/numbers"
 
 type Cohort = "mega" | "large" | "mid" | "small"
 const COHORTS: ReadonlyArray<Cohort> = ["mega", "large", "mid", "small"]
@@ -30,7 +31,6 @@ const add = (s: Sums, r: WalletTokenRow) => {
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10
-const round2 = (x: number) => Math.round(x * 100) / 100
 const ratio = (net: number, gross: number) => (gross > 0 ? net / gross : 0)
 export const accumulationScore = (s: Pick<Sums, "net7" | "gross7" | "net30" | "gross30">) =>
   round1(Math.min(100, Math.max(0, 50 + 25 * ratio(s.net7, s.gross7) + 25 * ratio(s.net30, s.gross30))))
@@ -38,7 +38,7 @@ export const accumulationScore = (s: Pick<Sums, "net7" | "gross7" | "net30" | "g
 const cohortFlows = (by: Map<Cohort, Sums>): Array<CohortFlow> =>
   COHORTS.map((cohort) => {
     const s = by.get(cohort) ?? sums()
-    return { cohort, net_flow_7d_usd: round2(s.net7), net_flow_30d_usd: round2(s.net30), wallets: s.wallets.size }
+    return { cohort, net_flow_7d_usd: cents(s.net7), net_flow_30d_usd: cents(s.net30), wallets: s.wallets.size }
   })
 
 const divergenceOf = (by: Map<Cohort, Sums>) => {
@@ -81,15 +81,15 @@ export const buildPositioning = (rows: ReadonlyArray<WalletTokenRow>): Positioni
     return {
       symbol: t?.symbol ?? displaySymbol(token, MAJORS.get(token) ?? "UNKNOWN"),
       token,
-      net_flow_7d_usd: round2(s.net7),
-      net_flow_30d_usd: round2(s.net30),
+      net_flow_7d_usd: cents(s.net7),
+      net_flow_30d_usd: cents(s.net30),
       score: accumulationScore(s),
       cohorts: cohortFlows(t?.cohorts ?? new Map()),
       top_accumulators: (t?.wallets ?? [])
         .filter((w) => w.net30 > 0)
         .sort((a, b) => b.net30 - a.net30 || a.wallet.localeCompare(b.wallet))
         .slice(0, 5)
-        .map((w) => ({ wallet: w.wallet, label: w.label ?? "", net_flow_30d_usd: round2(w.net30) }))
+        .map((w) => ({ wallet: w.wallet, label: w.label ?? "", net_flow_30d_usd: cents(w.net30) }))
     }
   }
   const majors = [...MAJORS.keys()].map(asset)

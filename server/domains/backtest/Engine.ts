@@ -15,6 +15,7 @@
  * left is skipped (no leverage). Events at one instant: exits first, then marks, then entries (by flag, then id).
  */
 import { DAY_MS } from "../picks/Rules"
+import { cents } from "../../../schema/numbers"
 
 export interface BacktestPick {
   readonly id: number
@@ -173,9 +174,9 @@ export const runBacktest = (picks: ReadonlyArray<BacktestPick>, params: Backtest
   const eth0 = ethAt(eth, params.from)
   const ethEquity = (t: number) => {
     const p = ethAt(eth, t)
-    return eth0 === null || p === null ? null : round2((params.initialCapital * p) / eth0)
+    return eth0 === null || p === null ? null : cents((params.initialCapital * p) / eth0)
   }
-  const curve: Array<CurvePoint> = [{ t: params.from, equity: round2(cash), eth: ethEquity(params.from) }]
+  const curve: Array<CurvePoint> = [{ t: params.from, equity: cents(cash), eth: ethEquity(params.from) }]
   let exposedSince: number | null = null
   let exposed = 0
 
@@ -211,8 +212,8 @@ export const runBacktest = (picks: ReadonlyArray<BacktestPick>, params: Backtest
           trades.push({
             pick_id: plan.pick.id, symbol: plan.pick.symbol, entry_at: plan.pick.flaggedAt, exit_at: plan.exit.at,
             exit_reason: plan.exit.reason, entry_price: plan.pick.entryPrice, exit_price: plan.exit.price,
-            notional: round2(pos.notional), quantity: round8(pos.quantity), costs: round2(costs), proceeds: round2(proceeds),
-            pnl: round2(proceeds - pos.notional), return: round6(proceeds / pos.notional - 1)
+            notional: cents(pos.notional), quantity: round8(pos.quantity), costs: cents(costs), proceeds: cents(proceeds),
+            pnl: cents(proceeds - pos.notional), return: round6(proceeds / pos.notional - 1)
           })
           if (open.size === 0 && exposedSince !== null) {
             exposed += ev.t - exposedSince
@@ -224,13 +225,13 @@ export const runBacktest = (picks: ReadonlyArray<BacktestPick>, params: Backtest
     const next = events[i + 1]
     if (next === undefined || next.t !== ev.t) {
       if (open.size === 0) marked = 0 // no drift from floating-point sums
-      curve.push({ t: ev.t, equity: round2(cash + marked), eth: ethEquity(ev.t) })
+      curve.push({ t: ev.t, equity: cents(cash + marked), eth: ethEquity(ev.t) })
     }
   }
   const end = Math.max(params.to, curve[curve.length - 1]!.t)
   if (exposedSince !== null) exposed += end - exposedSince
   const finalEquity = cash + marked
-  curve.push({ t: end, equity: round2(finalEquity), eth: ethEquity(end) })
+  curve.push({ t: end, equity: cents(finalEquity), eth: ethEquity(end) })
 
   // Max drawdown over the event curve.
   let peak = -Infinity
@@ -277,7 +278,7 @@ export const runBacktest = (picks: ReadonlyArray<BacktestPick>, params: Backtest
     curve,
     daily,
     metrics: {
-      final_equity: round2(finalEquity),
+      final_equity: cents(finalEquity),
       total_return: totalReturn,
       max_drawdown: round6(maxDd),
       sharpe,
@@ -286,12 +287,11 @@ export const runBacktest = (picks: ReadonlyArray<BacktestPick>, params: Backtest
       exposure: end > params.from ? round6(exposed / (end - params.from)) : 0,
       eth_return: ethReturn,
       excess_return: ethReturn === null ? null : round6(totalReturn - ethReturn),
-      total_costs: round2(totalCosts)
+      total_costs: cents(totalCosts)
     }
   }
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000
 const round6 = (x: number) => Math.round(x * 1_000_000) / 1_000_000
 const round8 = (x: number) => Math.round(x * 100_000_000) / 100_000_000

@@ -1,3 +1,4 @@
+import { cents } from "../../../schema/numbers"
 /**
  * The picks rules, pure (no I/O, no clock): the flagging rule over a sliding window, the point-in-time conviction
  * score, the 7-day-close grade and the exit of a flagging whale. The service (Picks.ts) and `npm run picks --
@@ -165,10 +166,9 @@ export const conviction = (
   const count = clamp01(whales / (2 * minWhales))
   const size = usd > 0 ? clamp01(Math.log10(usd / 10_000) / 3) : 0
   const score = Math.round(1000 * (0.3 * count + 0.25 * size + 0.15 * breadth + 0.3 * hitRate)) / 10
-  return { whales, usd: round2(usd), breadth: round4(breadth), hitRate: round4(hitRate), history: n, score }
+  return { whales, usd: cents(usd), breadth: round4(breadth), hitRate: round4(hitRate), history: n, score }
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000
 
 // ---------------------------------------------------------------------------------------------------------------

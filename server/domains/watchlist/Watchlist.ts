@@ -19,6 +19,7 @@ import { Picks } from "../picks/Picks"
 import { purposeKey, signLink, verifyLink } from "../email/Tokens"
 import { ItemNotFound, UnknownToken, WatchlistFull } from "./Errors"
 import { type ItemRow, WatchlistRepo } from "./Repo"
+import { cents, priceOrNull } from "../../../schema/numbers"
 
 export const CAPS: Record<Tier, number> = { anon: 0, free: 10, pro: 50, alpha: 100, whale: 250, staff: 1000 }
 export const capOf = (tier: Tier) => CAPS[tier] ?? 0
@@ -35,7 +36,6 @@ export const CATEGORIES: Record<string, { readonly title: string; readonly about
   "exchange-flows": { title: "Exchange flows", about: "Whale deposits to and withdrawals from exchanges: who is getting ready to sell, who is taking custody." }
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100
 const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 
 export interface Caller {
@@ -76,14 +76,14 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
           const f = flows.get(r.token)
           return {
             id: r.id, token: r.token, symbol: r.symbol, added_at: r.added_at.toISOString(),
-            price_at_add_usd: r.price_at_add_usd, price_usd: price,
-            change_pct: price !== null && r.price_at_add_usd ? round2(((price - r.price_at_add_usd) / r.price_at_add_usd) * 100) : null,
+            price_at_add_usd: priceOrNull(r.price_at_add_usd), price_usd: priceOrNull(price),
+            change_pct: price !== null && r.price_at_add_usd ? cents(((price - r.price_at_add_usd) / r.price_at_add_usd) * 100) : null,
             flow_24h: f
-              ? { buy_usd: round2(f.dex_buy_usd), sell_usd: round2(f.dex_sell_usd), net_usd: round2(f.dex_buy_usd - f.dex_sell_usd + f.exchange_withdraw_usd - f.exchange_deposit_usd), trades: f.records }
+              ? { buy_usd: cents(f.dex_buy_usd), sell_usd: cents(f.dex_sell_usd), net_usd: cents(f.dex_buy_usd - f.dex_sell_usd + f.exchange_withdraw_usd - f.exchange_deposit_usd), trades: f.records }
               : { buy_usd: 0, sell_usd: 0, net_usd: 0, trades: 0 },
             open_pick: ((p) => (p === undefined ? null : {
               id: p.id, flagged_at: p.flagged_at, entry_price: p.entry_price, conviction: p.conviction, whales: p.whales,
-              change_since_flag_pct: price !== null && p.entry_price ? round2(((price - p.entry_price) / p.entry_price) * 100) : null
+              change_since_flag_pct: price !== null && p.entry_price ? cents(((price - p.entry_price) / p.entry_price) * 100) : null
             }))(open.get(r.token))
           }
         })
