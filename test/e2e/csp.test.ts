@@ -3,10 +3,12 @@
  * the console (live WebSocket, charts), the sign-in page and the server-rendered link pages with no violation
  * reported (`securitypolicyviolation` events and console errors both watched).
  */
+import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { DOCS_CSP } from "../../server/domains/pages/ApiDocs"
 import { CONTENT_SECURITY_POLICY } from "../../server/platform/http/Reply"
-import { collectErrors, ensureClientBuilt, launchChromium, type Browser } from "../support/browser"
+import { ARTIFACTS, collectErrors, ensureClientBuilt, launchChromium, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 
 let app: TestApp
@@ -55,3 +57,25 @@ it("loads the console and the server-rendered pages in Chromium with no policy v
   console.log(`[csp] ${Object.entries(report).map(([p, v]) => `${p}: ${v.length}`).join(" · ")}`)
   expect(report).toEqual(Object.fromEntries(PAGES.map((p) => [p, []])))
 }, 120_000)
+
+it("renders the API reference at /docs from this origin under its own policy, with no violation", async () => {
+  const res = await fetch(`${app.url}/docs`)
+  expect(res.headers.get("content-security-policy")).toBe(DOCS_CSP)
+  const html = await res.text()
+  expect(html).toMatch(/<script src="\/assets\/redoc-[\d.]+\.standalone\.js"><\/script>/)
+  const page: Page = await browser.context.newPage()
+  const errors = collectErrors(page)
+  const failed: Array<string> = []
+  page.on("requestfailed", (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`))
+  page.on("request", (r) => {
+    if (!r.url().startsWith(app.url) && !r.url().startsWith("blob:") && !r.url().startsWith("data:")) failed.push(`off-origin ${r.url()}`)
+  })
+  await page.goto(`${app.url}/docs`, { waitUntil: "load" })
+  // Redoc draws the operations of the document: the keyed endpoints among them.
+  await page.getByText("/api/v1/top-tokens").first().waitFor({ timeout: 30_000 })
+  await page.waitForTimeout(500)
+  const violations = await page.evaluate(() => (window as unknown as { __csp: Array<string> }).__csp)
+  expect({ violations, errors, failed }).toEqual({ violations: [], errors: [], failed: [] })
+  await page.screenshot({ path: join(ARTIFACTS, "docs.png") })
+  await page.close()
+}, 90_000)

@@ -21,6 +21,7 @@ import { memo } from "../../platform/infra/Memo"
 import { AuthGuards } from "../accounts/Guards"
 import { ReadModels } from "../analytics/ReadModels"
 import { businessTermsPage, cookiePolicyPage, disclaimerPage, LEGAL_UPDATED, privacyPage, termsPage } from "./Legal"
+import { apiDocsPage, DOCS_CSP, redocAsset } from "./ApiDocs"
 import { renderPositioning } from "./PositioningPage"
 import { SITE_CSP, sitePage } from "./Site"
 
@@ -63,7 +64,14 @@ export const PagesRoutes = Effect.gen(function* () {
   const notFoundPage = () =>
     Reply.html(sitePage({ title: "Not found" }, `<h1>Page not found</h1><p>There is nothing at this address.</p><p><a href="/">Whale Intelligence</a></p>`), 404, [["cache-control", "no-store"]])
 
+  const docs = apiDocsPage(redocAsset())
+
   return [
+    route({
+      method: "GET", path: "/docs", summary: "API documentation: the OpenAPI document rendered (Redoc, served from this origin)", tags: TAGS,
+      guard: Guard.anon, produces: "text/html",
+      handler: () => Effect.succeed(Reply.html(docs, 200, [["cache-control", "public, max-age=300"], ["content-security-policy", DOCS_CSP]]))
+    }),
     ...legalPages.map(([path, summary, page]) =>
       route({ method: "GET", path, summary, tags: TAGS, guard: Guard.anon, produces: "text/html", handler: () => Effect.succeed(html(page)) })),
     ...redirects.map(([from, to]) =>

@@ -48,11 +48,20 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'", "object-src 'none'"
 ].join("; ")
 
-/** Whether a reply is an HTML document (it then carries the Content-Security-Policy). */
-export const isHtml = (headers: ReadonlyArray<Header>): boolean => {
+/**
+ * Whether a reply gets the default Content-Security-Policy: an HTML document that does not bring its own (a page
+ * with other needs — the API docs' search worker, the scriptless site pages — states its policy, and only that one
+ * is sent: two policies would both be enforced).
+ */
+export const needsDefaultCsp = (headers: ReadonlyArray<Header>): boolean => {
   if (headers === JSON_ONLY) return false
-  for (const [name, value] of headers) if (name.length === 12 && name.toLowerCase() === "content-type") return value.startsWith("text/html")
-  return false
+  let html = false
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase()
+    if (lower === "content-security-policy") return false
+    if (lower === "content-type") html = value.startsWith("text/html")
+  }
+  return html
 }
 
 export class Reply {

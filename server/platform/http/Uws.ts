@@ -12,7 +12,7 @@ import { BodyTimeout, BodyTooLarge, readBody } from "./Body"
 import type { ErrorMap } from "./Errors"
 import { makePipeline } from "./Pipeline"
 import { errorReply } from "./Respond"
-import { CONTENT_SECURITY_POLICY, headerBlockBytes, isHtml, Reply, staticHeaders, statusLine, StreamReply } from "./Reply"
+import { CONTENT_SECURITY_POLICY, headerBlockBytes, needsDefaultCsp, Reply, staticHeaders, statusLine, StreamReply } from "./Reply"
 import type { AnyRoute, RequestInfo } from "./Route"
 import { compileRoutes } from "./Router"
 import { MethodNotAllowed, NotFound, PayloadTooLarge } from "./Errors"
@@ -84,7 +84,7 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       if (block !== undefined) res.writeHeader(block[0], block[1])
       else for (const [k, v] of reply.headers) res.writeHeader(k, v)
       if (reply.block !== undefined) res.writeHeader(reply.block[0], reply.block[1])
-      if (isHtml(reply.headers)) res.writeHeader(CSP[0], CSP[1])
+      if (needsDefaultCsp(reply.headers)) res.writeHeader(CSP[0], CSP[1])
       res.writeHeader(REQUEST_ID_HEADER, info.id)
     }
 
