@@ -63,6 +63,29 @@ describe("legal pages", () => {
   }
 })
 
+describe("pricing", () => {
+  it("/pricing shows every public tier from /api/pricing: prices, alert and API limits, features, the way in", async () => {
+    const pricing = await (await fetch(`${app.url}/api/pricing`)).json() as { tiers: Array<{ name: string; display_name: string; monthly_usd: number; yearly_usd: number; alert_limit: number; api_requests_per_day: number }> }
+    const res = await page("/pricing")
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).not.toMatch(/<script/i)
+    for (const t of pricing.tiers) {
+      expect(html).toContain(`<th>${t.display_name}<br>`)
+      if (t.monthly_usd > 0) {
+        expect(html).toContain(`<strong>$${t.monthly_usd.toLocaleString("en-US")}</strong> / month`)
+        expect(html).toContain(`$${t.yearly_usd.toLocaleString("en-US")} / year`)
+        expect(html).toContain(`href="/billing?plan=${t.name}"`)
+      }
+    }
+    const alerts = /<tr><td>Alerts<\/td>(.*?)<\/tr>/.exec(html)![1]!
+    expect([...alerts.matchAll(/<td>([\d,]+)<\/td>/g)].map((m) => Number(m[1]!.replace(/,/g, "")))).toEqual(pricing.tiers.map((t) => t.alert_limit))
+    expect(html).toContain("25,000")
+    expect(html).toContain('href="/register">Start free')
+    expect(html).toContain("Data API keys")
+  })
+})
+
 describe("redirects", () => {
   it("/legal → /terms, /cookies → /cookie-policy, /accumulation → /positioning (301)", async () => {
     for (const [from, to] of [["/legal", "/terms"], ["/cookies", "/cookie-policy"], ["/accumulation", "/positioning"]]) {

@@ -23,6 +23,8 @@ import { ReadModels } from "../analytics/ReadModels"
 import { businessTermsPage, cookiePolicyPage, disclaimerPage, LEGAL_UPDATED, privacyPage, termsPage } from "./Legal"
 import { apiDocsPage, DOCS_CSP, redocAsset } from "./ApiDocs"
 import { renderPositioning } from "./PositioningPage"
+import { pricingPage } from "./PricingPage"
+import { Pricing } from "../pricing/Pricing"
 import { SITE_CSP, sitePage } from "./Site"
 
 const TAGS = ["pages"]
@@ -65,8 +67,14 @@ export const PagesRoutes = Effect.gen(function* () {
     Reply.html(sitePage({ title: "Not found" }, `<h1>Page not found</h1><p>There is nothing at this address.</p><p><a href="/">Whale Intelligence</a></p>`), 404, [["cache-control", "no-store"]])
 
   const docs = apiDocsPage(redocAsset())
+  const pricing = yield* Pricing
 
   return [
+    route({
+      method: "GET", path: "/pricing", summary: "The public pricing page: every tier's price, limits and features", tags: TAGS,
+      guard: Guard.anon, produces: "text/html",
+      handler: () => pricing.current().pipe(Effect.map((p) => html(pricingPage(p.body))))
+    }),
     route({
       method: "GET", path: "/docs", summary: "API documentation: the OpenAPI document rendered (Redoc, served from this origin)", tags: TAGS,
       guard: Guard.anon, produces: "text/html",

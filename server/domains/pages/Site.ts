@@ -30,6 +30,12 @@ p,li{overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:.93rem}
 th,td{padding:.4rem .5rem;border-bottom:1px solid #21262d;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
+table.pricing th,table.pricing td{text-align:center;white-space:normal;min-width:8rem}
+table.pricing th:first-child,table.pricing td:first-child{text-align:left;min-width:11rem}
+.pricing-cards{display:none}
+.tier-card{border:1px solid #30363d;border-radius:8px;padding:.25rem 1rem 1rem;margin:0 0 1rem;background:#161b22}
+.tier-card h2{margin-top:.75rem}
+@media (max-width:44rem){.pricing-table{display:none}.pricing-cards{display:block}}
 .pos{color:#3fb950}.neg{color:#f85149}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.75rem;margin:1rem 0}
 .card{border:1px solid #30363d;border-radius:8px;padding:.75rem;background:#161b22}
@@ -47,7 +53,7 @@ export interface PageOptions {
 }
 
 const NAV: ReadonlyArray<readonly [string, string]> = [
-  ["/feed", "Live feed"], ["/positioning", "Positioning"], ["/watchlist", "Watchlist"], ["/alerts", "Alerts"], ["/billing", "Plans"]
+  ["/feed", "Live feed"], ["/positioning", "Positioning"], ["/watchlist", "Watchlist"], ["/alerts", "Alerts"], ["/pricing", "Pricing"], ["/docs", "API"]
 ]
 const LEGAL: ReadonlyArray<readonly [string, string]> = [
   ["/terms", "Terms"], ["/business-terms", "Business terms"], ["/privacy", "Privacy"], ["/disclaimer", "Disclaimer"], ["/cookie-policy", "Cookies"]
