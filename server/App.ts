@@ -41,6 +41,7 @@ import { mergeErrorMaps } from "./platform/http/Errors"
 import { consoleNotFound, staticRoutes } from "./platform/http/Static"
 import { makeHttpServer } from "./platform/http/Uws"
 import { serveMetrics } from "./platform/ops/MetricsServer"
+import { TracingLive } from "./platform/ops/Tracing"
 import { Jwt, TokenErrors } from "./platform/infra/Jwt"
 import { MailOutbox } from "./platform/infra/MailOutbox"
 import { Mailer } from "./platform/infra/Mailer"
@@ -190,5 +191,6 @@ export const AppLive = Processes.pipe(
   Layer.provideMerge(Infrastructure),
   Layer.provideMerge(ModuleSettings),
   Layer.provide(Logging),
+  Layer.provide(TracingLive),
   Layer.provideMerge(AppConfig.Default)
 )
