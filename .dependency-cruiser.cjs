@@ -6,10 +6,10 @@ module.exports = {
   forbidden: [
     {
       name: "platform-imports-domain-or-gateway",
-      comment: "server/platform is the bottom layer: it never imports a domain, a gateway or App",
+      comment: "server/platform is the bottom layer: it never imports a domain, a gateway, an actor or App",
       severity: "error",
       from: { path: "^server/platform/" },
-      to: { path: "^server/(domains|gateways|App\\.ts|main\\.ts|cli)/?" }
+      to: { path: "^(server/(domains|gateways|App\\.ts|main\\.ts|cli)|actors)/?" }
     },
     {
       name: "domain-imports-gateway",
@@ -24,13 +24,6 @@ module.exports = {
       severity: "error",
       from: { path: "^server/domains/([^/]+)/" },
       to: { path: "^server/domains/([^/]+)/(Repo|[A-Za-z]*Repo)\\.ts$", pathNot: "^server/domains/$1/" }
-    },
-    {
-      name: "actors-runtime-imports-domain",
-      comment: "the actor runtime is platform: it never imports a domain, a gateway or an actor behaviour",
-      severity: "error",
-      from: { path: "^actors/runtime/" },
-      to: { path: "^(server/(domains|gateways)|actors/(?!runtime/))" }
     },
     {
       name: "schema-imports-code",

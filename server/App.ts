@@ -15,8 +15,8 @@
  */
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
-import { ActorRegistry } from "../actors/runtime/Registry"
-import { startActors } from "../actors/runtime/Runner"
+import { ActorRegistry } from "./platform/actors/Registry"
+import { startActors } from "./platform/actors/Runner"
 import { consolePaths } from "../schema/http/console"
 import { AccountsModule } from "./domains/accounts/Module"
 import { AnalyticsModule } from "./domains/analytics/Module"

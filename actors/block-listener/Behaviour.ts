@@ -19,8 +19,8 @@
 import { Duration, Effect, Queue } from "effect"
 import { ChainListener, type ChainSourceShape } from "../../server/domains/chain/Listener"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 export { CHECKPOINT, firstBlock } from "../../server/domains/chain/Listener"
 

@@ -10,8 +10,8 @@ import { ChainConfig } from "../../server/domains/chain/Config"
 import { writeDemoHistory, type HistoryProgress } from "../../server/domains/chain/demo/Writer"
 import { DATA_DIR, loadReference } from "../../server/domains/chain/Reference"
 import { ChainSource } from "../../server/domains/chain/Source"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 const HOUR = 3_600_000
 const IDLE = Duration.minutes(1)

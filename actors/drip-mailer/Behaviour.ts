@@ -5,7 +5,7 @@
  * second process never sends twice. Time is Effect's Clock (tests move it). Stateless between rounds.
  */
 import { Duration, Effect } from "effect"
-import { loopActor } from "../runtime/Actor"
+import { loopActor } from "../../server/platform/actors/Actor"
 import { BillingConfig } from "../../server/domains/billing/Config"
 import { Drip } from "../../server/domains/billing/Drip"
 import { BillingSchedule } from "../../server/domains/billing/Schedule"

@@ -16,7 +16,7 @@ import { EchoBook } from "../../server/domains/echo/Book"
 import type { EchoError } from "../../server/domains/echo/Errors"
 import { EchoRepo } from "../../server/domains/echo/Repo"
 import { Bus } from "../../server/platform/infra/Bus"
-import { streamActor } from "../runtime/Actor"
+import { streamActor } from "../../server/platform/actors/Actor"
 import { EchoEntities } from "./Entities"
 import { EchoCommand } from "./Protocol"
 

@@ -12,8 +12,8 @@ import { AnalyticsConfig } from "../../server/domains/analytics/Config"
 import { ChainConfig } from "../../server/domains/chain/Config"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { DAY_MS, dayStart } from "../../server/domains/analytics/Windows"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 /** Milliseconds from `now` until the next day boundary as seen `delayMs` late (plus a second). */
 export const untilNextClose = (now: number, delayMs: number) => dayStart(now - delayMs) + DAY_MS + delayMs - now + 1_000

@@ -3,7 +3,7 @@
  * the ops page show it, and why it idles without a token), restarted after a failure with a pause.
  */
 import { Effect } from "effect"
-import { ActorRegistry } from "../runtime/Registry"
+import { ActorRegistry } from "../../server/platform/actors/Registry"
 import { runBot } from "../../server/domains/alerts/Bot"
 import type { Process } from "../../server/platform/Module"
 

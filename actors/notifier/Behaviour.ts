@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
 import { AlertNotifier } from "../../server/domains/alerts/Notifier"
 import { AlertsConfig } from "../../server/domains/alerts/Config"
-import { loopActor, streamActor } from "../runtime/Actor"
+import { loopActor, streamActor } from "../../server/platform/actors/Actor"
 import { NotifierMessage } from "./Protocol"
 
 export const NotifierActor = streamActor({

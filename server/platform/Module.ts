@@ -18,7 +18,7 @@
  * start at once with a message naming the variable.
  */
 import type { ConfigError, Effect, Layer } from "effect"
-import type { ActorDef } from "../../actors/runtime/Actor"
+import type { ActorDef } from "./actors/Actor"
 import type { Role } from "./Config"
 import type { ErrorMap } from "./http/Errors"
 import type { AnyRoute } from "./http/Route"

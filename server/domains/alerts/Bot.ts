@@ -8,7 +8,7 @@
  */
 import { Effect, Redacted, Schedule } from "effect"
 import { z } from "zod"
-import type { ActorHandle } from "../../../actors/runtime/Registry"
+import type { ActorHandle } from "../../platform/actors/Registry"
 import { AppConfig } from "../../platform/Config"
 import { AlertsConfig } from "./Config"
 import { Channels } from "./Channels"

@@ -5,7 +5,7 @@
 import { Layer } from "effect"
 import { BlockListenerActor } from "../../../actors/block-listener/Behaviour"
 import { DemoHistoryActor } from "../../../actors/demo-history/Behaviour"
-import type { ActorDef } from "../../../actors/runtime/Actor"
+import type { ActorDef } from "../../platform/actors/Actor"
 import type { Bus } from "../../platform/infra/Bus"
 import type { Metrics } from "../../platform/ops/Metrics"
 import { defineModule } from "../../platform/Module"

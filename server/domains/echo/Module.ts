@@ -5,7 +5,7 @@
  * platform's `user:<id>` topic (stream `console.user`, kind `echo`).
  */
 import { Effect, Layer } from "effect"
-import type { ActorDef } from "../../../actors/runtime/Actor"
+import type { ActorDef } from "../../platform/actors/Actor"
 import type { Bus } from "../../platform/infra/Bus"
 import type { AuthGuards } from "../accounts/Guards"
 import { EchoPortfolioActor, EchoWatchActor } from "../../../actors/echo-portfolio/Behaviour"
