@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { UsageLedger } from "../../server/gateways/dataapi/UsageLedger"
+import { UsageLedger } from "../../server/domains/apikeys/UsageLedger"
 import { streamActor } from "../../server/platform/actors/Actor"
 import { QuotaCounterMessage } from "./Protocol"
 
