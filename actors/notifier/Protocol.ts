@@ -5,4 +5,3 @@
  * a message twice (a redelivery after a crash) sends nothing twice.
  */
 export { Deliver, DeliverMany, NotifyMessage as NotifierMessage } from "../../schema/streams"
-export type { NotifyMessage as NotifierMessage } from "../../schema/streams"
