@@ -22,8 +22,6 @@ import { Metrics } from "../../server/platform/ops/Metrics"
 import { loopActor } from "../../server/platform/actors/Actor"
 import type { ActorHandle } from "../../server/platform/actors/Registry"
 
-export { CHECKPOINT, firstBlock } from "../../server/domains/chain/Listener"
-
 /** Blocks handled per round before the head is asked again. */
 const ROUND_BLOCKS = 100
 

@@ -4,11 +4,11 @@
  */
 import { Layer } from "effect"
 import { AlertEventsActor, AlertFanoutActor } from "../../../actors/alert-fanout/Behaviour"
-import { MessengerBotProcess } from "../../../actors/messenger-bot/Behaviour"
 import { AlertRetrierActor, NotifierActor } from "../../../actors/notifier/Behaviour"
 import type { ActorDef } from "../../platform/actors/Actor"
 import { defineModule } from "../../platform/Module"
 import { Alerts } from "./Alerts"
+import { MessengerBotProcess } from "./Bot"
 import { Channels } from "./Channels"
 import { AlertsConfig } from "./Config"
 import { CustomWallets } from "./CustomWallets"

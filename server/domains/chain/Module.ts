@@ -24,7 +24,7 @@ type ActorServices = Layer.Layer.Success<typeof layer> | Bus | Metrics
 const layer = Layer.mergeAll(
   ChainConfig.Default, ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainWallets.Default, ChainCatalogSeeded,
   ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded))),
-  DemoHistoryRepo.Default, DemoHistory.Default)
+  DemoHistoryRepo.Default, DemoHistory.Default.pipe(Layer.provide(ChainSourceLive)))
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 
 export const ChainModule = defineModule({
