@@ -3,7 +3,6 @@
  * by the apikeys domain's UsageLedger, which the quota-counter actor feeds from `api.usage`.
  */
 import { Effect, Layer } from "effect"
-import { QuotaCounterActor } from "../../../actors/quota-counter/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { DataApiConfig } from "./Config"
 import { DataApi } from "./DataApi"
@@ -16,7 +15,6 @@ export const DataApiModule = defineModule({
   config: DataApiConfig.Default,
   layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, DataApi.Default),
   routes: DataApiRoutes,
-  actors: [QuotaCounterActor],
   processes: [
     { name: "quota-watchdog", roles: ["http"], run: Effect.flatMap(Quota, (quota) => quota.watchdog) },
     { name: "usage-flusher", roles: ["http"], run: Effect.flatMap(UsageEvents, (usage) => usage.flusher) }
