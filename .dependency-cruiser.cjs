@@ -13,9 +13,9 @@
 const fs = require("node:fs")
 const path = require("node:path")
 
-/** Repo-relative paths of the .ts files under `dir`. */
+/** Paths (relative to the working directory, the repository's root) of the .ts files under `dir`. */
 const filesUnder = (dir) =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+  !fs.existsSync(dir) ? [] : fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.posix.join(dir, e.name)
     return e.isDirectory() ? filesUnder(p) : e.name.endsWith(".ts") ? [p] : []
   })
