@@ -2,7 +2,7 @@
  * Messages on the bus. Every message carries a `messageId`; consumers are idempotent on it.
  *  - `chain.tx`: one normalized whale transaction record as stored (the block listener, `process-tx`,
  *    `custom-wallet-tx` and `dispatch` publish here), or a retraction of one that a reorg rolled back.
- *  - `notify`: one delivery for the notifier (alerts).
+ *  - `notify`: deliveries for the notifier actor (the alerts domain publishes them).
  *  - `api.usage`: folded per-key usage counts (the quota-counter actor persists them).
  *  - `echo.cmd`: one Echo command for a user's portfolio actor.
  *  - `domain.events`: facts one domain announces for others (a pick flagged, a playbook event going live, the
@@ -73,6 +73,47 @@ export const IndexValue = z.object({
 })
 export const DomainEvent = z.discriminatedUnion("_tag", [PickFlagged, PlaybookEventStatus, IndexValue])
 export type DomainEvent = z.infer<typeof DomainEvent>
+
+/**
+ * On `notify`: deliveries the alerts domain recorded, for the notifier actor — the fan-out's batches (`DeliverMany`,
+ * many users at once) or a test send (`Deliver`, one user). The notifier claims each delivery's pending channels in
+ * the database before sending, so handling a message twice (a redelivery after a crash) sends nothing twice.
+ */
+export const Deliver = z.object({
+  _tag: z.literal("Deliver"),
+  messageId: z.string(),
+  user_id: z.number().int(),
+  delivery_ids: z.array(z.number().int()).min(1).max(5000),
+  /** When the record was stored or the event published (epoch ms): the benchmark's block-stored → delivered clock. */
+  stored_at: z.number().nullable().optional()
+})
+export type Deliver = z.infer<typeof Deliver>
+
+/** Deliveries of any number of users (the fan-out's batches, up to 5,000 ids): one message instead of one per user. */
+export const DeliverMany = z.object({
+  _tag: z.literal("DeliverMany"),
+  messageId: z.string(),
+  delivery_ids: z.array(z.number().int()).min(1).max(5000)
+})
+export type DeliverMany = z.infer<typeof DeliverMany>
+
+export const NotifyMessage = z.discriminatedUnion("_tag", [Deliver, DeliverMany])
+export type NotifyMessage = z.infer<typeof NotifyMessage>
+
+export const deliverMessage = (userId: number, ids: ReadonlyArray<number>, storedAt: number | null = null): Deliver => ({
+  _tag: "Deliver",
+  messageId: `deliver:${userId}:${ids.length <= 8 ? ids.join(",") : `${ids[0]}..${ids[ids.length - 1]}#${ids.length}`}`,
+  user_id: userId,
+  delivery_ids: [...ids],
+  stored_at: storedAt
+})
+
+/** The message id names the batch by its first and last delivery id and its size (a re-publish is the same batch). */
+export const deliverManyMessage = (ids: ReadonlyArray<number>): DeliverMany => ({
+  _tag: "DeliverMany",
+  messageId: `deliver-many:${ids[0]}..${ids[ids.length - 1]}#${ids.length}`,
+  delivery_ids: [...ids]
+})
 
 /**
  * On `api.usage`: the keyed requests of one key counted by the request path (folded per key and day between

@@ -1,22 +1,23 @@
 /**
- * The supervision tree: the platform, then every module in order. Layers are built top to bottom and released
- * bottom to top, so shutdown stops HTTP first (draining requests), then the actors, then the bus, Redis and the
- * database (and the embedded PostgreSQL process).
+ * The supervision tree: the platform, then every module in order, then the actors. Layers are built top to bottom
+ * and released bottom to top, so shutdown stops HTTP first (draining requests), then the actors, then the bus,
+ * Redis and the database (and the embedded PostgreSQL process).
  *
  *   AppConfig, Logging     environment, secrets, log level and format
  *   Infrastructure         Sql (pool or embedded PGlite child, migrations), Bus + Kv (Redis or in-process),
  *                          Metrics, ActorRegistry, Jwt, Mailer + MailOutbox, Health
- *   MODULES                each domain's and gateway's services, routes, actors, topics, errors, token kinds
- *   Processes (by role)    actors: every module's actors, the platform's mail-outbox, the restart listener
+ *   MODULES                each domain's and gateway's services, routes, processes, topics, errors, token kinds
+ *   ActorServices          what actors keep across their lives (actors/index.ts)
+ *   Processes (by role)    actors: ACTORS (actors/index.ts) as WHALE_ACTORS selects them, the restart listener
  *                          http:   the WebSocket hub (relay loops per topic stream), then uWebSockets.js
- *                          all:    the ops reporter (this process's actors, bus and database on `ops.actors`)
+ *                          all:    the modules' processes of the role, the ops reporter (this process's actors,
+ *                                  bus and database on `ops.actors`)
  *
- * Adding a domain: its folder under server/domains/, its migration, and one line in MODULES.
+ * Adding a domain: its folder under server/domains/, its migration, and one line in MODULES. Adding an actor: its
+ * folder under actors/ and one line in ACTORS.
  */
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { MailOutboxActor } from "../actors/mail-outbox/Behaviour"
-import { ActorRegistry } from "../actors/runtime/Registry"
-import { startActors } from "../actors/runtime/Runner"
+import { ACTORS, ActorServices } from "../actors/index"
 import { consolePaths } from "../schema/http/console"
 import { AccountsModule } from "./domains/accounts/Module"
 import { AnalyticsModule } from "./domains/analytics/Module"
@@ -36,6 +37,9 @@ import { ConsoleModule } from "./gateways/console/Module"
 import { DataApiModule } from "./gateways/dataapi/Module"
 import { McpModule } from "./gateways/mcp/Module"
 import { PublicApiModule } from "./gateways/publicapi/Module"
+import type { ActorDef } from "./platform/actors/Actor"
+import { ActorRegistry } from "./platform/actors/Registry"
+import { startActors } from "./platform/actors/Runner"
 import { AppConfig, runsActor } from "./platform/Config"
 import { mergeErrorMaps } from "./platform/http/Errors"
 import { consoleNotFound, staticRoutes } from "./platform/http/Static"
@@ -105,11 +109,13 @@ const PlatformServices = Layer.mergeAll(Jwt.Default, Mailer.Default, MailOutbox.
 
 // ---- the modules, gathered ---------------------------------------------------------------------------------------
 type AnyModule = (typeof MODULES)[number]
-type LayerOf<M> = M extends Module<infer L, any, any> ? L : never
-type RoutesR<M> = M extends Module<any, infer R, any> ? R : never
-type ActorsR<M> = M extends Module<any, any, infer R> ? R : never
+type LayerOf<M> = M extends Module<infer L, any> ? L : never
+type RoutesR<M> = M extends Module<any, infer R> ? R : never
+type ActorR<A> = A extends ActorDef<infer R> ? R : never
 
-const modules: ReadonlyArray<Module<LayerOf<AnyModule>, RoutesR<AnyModule>, ActorsR<AnyModule>>> = MODULES
+const modules: ReadonlyArray<Module<LayerOf<AnyModule>, RoutesR<AnyModule>>> = MODULES
+/** The actors, with the services any of them uses (provided by the modules, the platform and ActorServices). */
+const actors: ReadonlyArray<ActorDef<ActorR<(typeof ACTORS)[number]>>> = ACTORS
 type Out<L> = L extends Layer.Layer<infer A, any, any> ? A : never
 type Err<L> = L extends Layer.Layer<any, infer E, any> ? E : never
 type In<L> = L extends Layer.Layer<any, any, infer R> ? R : never
@@ -150,13 +156,11 @@ const Processes = Layer.scoped(
     yield* checkTokenKinds
     const errors = mergeErrorMaps([TokenErrors, ...modules.flatMap((m) => (m.errors ? [m.errors] : []))])
     if (config.roles.has("actors")) {
-      const own = modules.flatMap((m) => m.actors ?? [])
       const selection = config.actorSelection
-      const known = [MailOutboxActor.name, ...own.map((a) => a.name)]
+      const known = actors.map((a) => a.name)
       const unknown = selection.kind === "all" ? [] : selection.names.filter((n) => !known.includes(n))
       if (unknown.length > 0) return yield* Effect.dieMessage(`WHALE_ACTORS names unknown actor(s) ${unknown.join(", ")}; known: ${known.join(", ")}`)
-      if (runsActor(selection, MailOutboxActor.name)) yield* startActors([MailOutboxActor])
-      yield* startActors(own.filter((a) => runsActor(selection, a.name)))
+      yield* startActors(actors.filter((a) => runsActor(selection, a.name)))
       yield* startRestartListener
     }
     for (const m of modules) {
@@ -186,6 +190,7 @@ const Processes = Layer.scoped(
 )
 
 export const AppLive = Processes.pipe(
+  Layer.provideMerge(ActorServices),
   Layer.provideMerge(ModuleServices),
   Layer.provideMerge(PlatformServices),
   Layer.provideMerge(Infrastructure),

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { STREAMS, type ChainStreamMessage, type DomainEvent } from "../../schema/streams"
 import { AlertFanout } from "../../server/domains/alerts/Fanout"
-import { streamActor } from "../runtime/Actor"
+import { streamActor } from "../../server/platform/actors/Actor"
 import { FanoutEventMessage, FanoutRecordMessage } from "./Protocol"
 
 export const AlertFanoutActor = streamActor({

@@ -3,7 +3,7 @@
  * past their expiry, sessions ended over a week ago, refresh tokens rotated over a week ago. Stateless.
  */
 import { Duration, Effect } from "effect"
-import { loopActor } from "../runtime/Actor"
+import { loopActor } from "../../server/platform/actors/Actor"
 import { Sessions } from "../../server/domains/accounts/Sessions"
 import { Jwt } from "../../server/platform/infra/Jwt"
 

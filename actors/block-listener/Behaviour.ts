@@ -19,10 +19,8 @@
 import { Duration, Effect, Queue } from "effect"
 import { ChainListener, type ChainSourceShape } from "../../server/domains/chain/Listener"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
-
-export { CHECKPOINT, firstBlock } from "../../server/domains/chain/Listener"
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 /** Blocks handled per round before the head is asked again. */
 const ROUND_BLOCKS = 100

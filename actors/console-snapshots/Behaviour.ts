@@ -14,8 +14,8 @@ import { ReadModels } from "../../server/domains/analytics/ReadModels"
 import { Retractions } from "../../server/domains/analytics/Retractions"
 import { AppConfig } from "../../server/platform/Config"
 import { Bus, type StreamPayload } from "../../server/platform/infra/Bus"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 /** Snapshots kept in each stream (subscribers only ever get the newest per key). */
 const KEPT = 200

@@ -5,8 +5,7 @@
  * second process never sends twice. Time is Effect's Clock (tests move it). Stateless between rounds.
  */
 import { Duration, Effect } from "effect"
-import { loopActor } from "../runtime/Actor"
-import { BillingConfig } from "../../server/domains/billing/Config"
+import { loopActor } from "../../server/platform/actors/Actor"
 import { Drip } from "../../server/domains/billing/Drip"
 import { BillingSchedule } from "../../server/domains/billing/Schedule"
 
@@ -17,7 +16,7 @@ export const DripMailerActor = loopActor({
     Effect.gen(function* () {
       const drip = yield* Drip
       const schedule = yield* BillingSchedule
-      const every = Duration.millis((yield* BillingConfig).drip.checkMs)
+      const every = Duration.millis(drip.checkMs)
       while (true) {
         const drips = yield* drip.sendDue()
         const reminders = yield* schedule.trialReminders()

@@ -12,11 +12,9 @@
  */
 import { Effect } from "effect"
 import { ChainStreamMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction } from "../../schema/streams"
-import { EchoBook } from "../../server/domains/echo/Book"
-import type { EchoError } from "../../server/domains/echo/Errors"
-import { EchoRepo } from "../../server/domains/echo/Repo"
+import { EchoBook, type EchoError } from "../../server/domains/echo/Book"
 import { Bus } from "../../server/platform/infra/Bus"
-import { streamActor } from "../runtime/Actor"
+import { streamActor } from "../../server/platform/actors/Actor"
 import { EchoEntities } from "./Entities"
 import { EchoCommand } from "./Protocol"
 
@@ -32,18 +30,17 @@ export const EchoPortfolioActor = streamActor({
   batch: 128,
   behaviour: Effect.gen(function* () {
     const book = yield* EchoBook
-    const repo = yield* EchoRepo
     const entities = yield* EchoEntities
 
     /** An expected rejection: recorded as the command's outcome (once) and acked. */
     const rejected = (c: EchoCommand) => (e: EchoError) =>
-      repo.recordOutcome(c.messageId, c.userId, { rejected: e._tag, ...e }).pipe(
+      book.recordOutcome(c.messageId, c.userId, { rejected: e._tag, ...e }).pipe(
         Effect.zipRight(Effect.logDebug(`echo command ${c.messageId} rejected: ${e._tag}`)))
 
     /** An auto-copy skip, kept as a shadow position with its reason. */
     const skip = (c: AutoCopy, reason: string, price: number | null, usd: number) =>
       Effect.gen(function* () {
-        yield* repo.insertShadow({
+        yield* book.recordSkip({
           user_id: c.userId, command_id: c.messageId, reason, side: c.side, token: c.token, symbol: c.symbol, usd,
           price, quantity: price !== null && price > 0 ? usd / price : null, whale_tx_hash: c.tx_hash, whale_log: c.log_index, whale_wallet: c.wallet
         })
@@ -55,7 +52,7 @@ export const EchoPortfolioActor = streamActor({
       const usd = Math.min(c.rule.cap_usd, c.rule.mode === "fixed" ? c.rule.amount : c.rule.amount * whaleUsd)
       if (c.side === "SELL") {
         if (!c.rule.copy_sells) return
-        const held = (yield* repo.read(c.userId))?.book.holdings.get(c.token)
+        const held = yield* book.holding(c.userId, c.token)
         if (!held) return // nothing to follow out of
       }
       if (!(usd > 0)) return yield* skip(c, "zero_size", null, 0)
@@ -84,13 +81,10 @@ export const EchoPortfolioActor = streamActor({
         case "AutoCopy":
           return autoCopy(c).pipe(Effect.catchAll(rejected(c)))
         case "Retract":
-          return repo.tradeById(c.tradeId).pipe(
-            Effect.flatMap((t) => (t && t.user_id === c.userId ? book.retract(t) : Effect.void)),
-            Effect.asVoid)
+          return book.retractCopy(c.userId, c.tradeId)
         case "Reset":
-          // Once per command id: the outcome row is written first, so a redelivery does not wipe again.
-          return repo.outcomeOf(c.messageId).pipe(Effect.flatMap((done) =>
-            done ? Effect.void : book.reset(c.userId).pipe(Effect.zipRight(repo.recordOutcome(c.messageId, c.userId, { reset: true })))))
+          // Once per command id: a redelivery does not wipe again.
+          return book.resetOnce(c.userId, c.messageId)
         case "Touch":
           return Effect.void
       }
@@ -109,14 +103,14 @@ export const EchoWatchActor = streamActor({
   // (a whole block in one read).
   batch: 4096,
   behaviourMany: Effect.gen(function* () {
-    const repo = yield* EchoRepo
+    const book = yield* EchoBook
     const entities = yield* EchoEntities
     const bus = yield* Bus
 
     const autoCopies = (records: ReadonlyArray<ChainTxMessage>) => Effect.gen(function* () {
       const trades = records.filter((r) => r.category === "dex_buy" || r.category === "dex_sell")
       if (trades.length === 0) return
-      const rules = yield* repo.followersOf([...new Set(trades.map((r) => r.wallet))])
+      const rules = yield* book.followersOf([...new Set(trades.map((r) => r.wallet))])
       if (rules.length === 0) return
       const byWallet = new Map<string, Array<(typeof rules)[number]>>()
       for (const f of rules) {
@@ -135,11 +129,11 @@ export const EchoWatchActor = streamActor({
     })
 
     const retract = (m: ChainTxRetraction) => Effect.gen(function* () {
-      const copies = yield* repo.copiesOf(m.tx_hash, m.log_index)
+      const copies = yield* book.copiesOf(m.tx_hash, m.log_index)
       if (copies.length > 0) {
         yield* bus.publishMany(STREAMS.echoCmd, copies.map((t) => ({ _tag: "Retract", messageId: `retract:${t.id}`, userId: t.user_id, tradeId: t.id })))
       }
-      yield* repo.deleteShadowsOf(m.tx_hash, m.log_index)
+      yield* book.dropShadowsOf(m.tx_hash, m.log_index)
     })
 
     return (messages: ReadonlyArray<ChainStreamMessage>) => Effect.gen(function* () {

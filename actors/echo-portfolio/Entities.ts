@@ -11,8 +11,6 @@
  */
 import { Clock, Effect, Schedule } from "effect"
 import { EchoBook } from "../../server/domains/echo/Book"
-import { EchoConfig } from "../../server/domains/echo/Config"
-import { EchoRepo } from "../../server/domains/echo/Repo"
 
 interface Entity {
   readonly userId: number
@@ -25,8 +23,6 @@ interface Entity {
 
 export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoEntities", {
   scoped: Effect.gen(function* () {
-    const config = yield* EchoConfig
-    const repo = yield* EchoRepo
     const book = yield* EchoBook
     const entities = new Map<number, Entity>()
     let passivated = 0
@@ -34,7 +30,7 @@ export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoE
     const now = Clock.currentTimeMillis
 
     const loadTokens = (e: Entity) =>
-      repo.read(e.userId).pipe(Effect.map((loaded) => { e.tokens = new Set(loaded ? loaded.book.holdings.keys() : []) }))
+      book.heldTokens(e.userId).pipe(Effect.map((tokens) => { e.tokens = new Set(tokens) }))
 
     /** The user's entity, created in one synchronous step (two first commands of a user share one entity). */
     const entityOf = (userId: number) => Effect.gen(function* () {
@@ -78,7 +74,7 @@ export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoE
     const sweep = Effect.gen(function* () {
       const t = yield* now
       for (const [id, e] of entities) {
-        if (e.busy === 0 && t - e.lastActive >= config.idleMs) {
+        if (e.busy === 0 && t - e.lastActive >= book.idleMs) {
           entities.delete(id)
           passivated++
         }
@@ -86,7 +82,7 @@ export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoE
     })
 
     yield* flush.pipe(Effect.catchAllCause((c) => Effect.logWarning("echo: valuation flush failed", c)), Effect.repeat(Schedule.spaced("1 second")), Effect.forkScoped)
-    yield* sweep.pipe(Effect.repeat(Schedule.spaced(`${Math.max(250, Math.floor(config.idleMs / 4))} millis`)), Effect.forkScoped)
+    yield* sweep.pipe(Effect.repeat(Schedule.spaced(`${Math.max(250, Math.floor(book.idleMs / 4))} millis`)), Effect.forkScoped)
 
     return {
       run,

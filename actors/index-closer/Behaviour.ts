@@ -8,38 +8,28 @@
  */
 import { Clock, Duration, Effect } from "effect"
 import { Analytics } from "../../server/domains/analytics/Analytics"
-import { AnalyticsConfig } from "../../server/domains/analytics/Config"
-import { ChainConfig } from "../../server/domains/chain/Config"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
-import { DAY_MS, dayStart } from "../../server/domains/analytics/Windows"
-import { loopActor } from "../runtime/Actor"
-import type { ActorHandle } from "../runtime/Registry"
-
-/** Milliseconds from `now` until the next day boundary as seen `delayMs` late (plus a second). */
-export const untilNextClose = (now: number, delayMs: number) => dayStart(now - delayMs) + DAY_MS + delayMs - now + 1_000
+import { loopActor } from "../../server/platform/actors/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 
 const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const analytics = yield* Analytics
     const history = yield* DemoHistory
-    const settings = yield* AnalyticsConfig
-    const chain = yield* ChainConfig
-    const delayMs = settings.indexCloseDelaySeconds * 1000
     while (true) {
       const demo = yield* history.status
       // On the demo chain with a history to store, wait for it to begin (its row) and to end.
-      const expecting = chain.source === "demo" && chain.demoHistoryDays > 0
-      if (demo?.inProgress === true || (demo === null && expecting)) {
+      if (demo?.inProgress === true || (demo === null && history.expected)) {
         actor.heartbeat()
         yield* Effect.sleep(Duration.seconds(2))
         continue
       }
-      const closed = yield* analytics.closeMissingDays(settings.indexCloseDelaySeconds, demo?.days ?? 0)
+      const closed = yield* analytics.closeDueDays(demo?.days ?? 0)
       for (const day of closed) actor.handled()
       if (closed.length > 0) yield* Effect.logInfo(`stored index close(s): ${closed.join(", ")}`)
       actor.heartbeat()
       const now = yield* Clock.currentTimeMillis
-      yield* Effect.sleep(Duration.millis(Math.min(untilNextClose(now, delayMs), settings.indexCheckSeconds * 1000)))
+      yield* Effect.sleep(Duration.millis(analytics.nextCloseCheckMs(now)))
     }
   })
 

@@ -11,8 +11,8 @@
  */
 import { Clock, Duration, Effect, Exit, Redacted } from "effect"
 import nodemailer from "nodemailer"
-import type { ActorHandle } from "../runtime/Registry"
-import { loopActor } from "../runtime/Actor"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
+import { loopActor } from "../../server/platform/actors/Actor"
 import { AppConfig } from "../../server/platform/Config"
 import { Mailer } from "../../server/platform/infra/Mailer"
 import { MailOutbox, type OutboxRow } from "../../server/platform/infra/MailOutbox"

@@ -6,8 +6,7 @@
 import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
 import { AlertNotifier } from "../../server/domains/alerts/Notifier"
-import { AlertsConfig } from "../../server/domains/alerts/Config"
-import { loopActor, streamActor } from "../runtime/Actor"
+import { loopActor, streamActor } from "../../server/platform/actors/Actor"
 import { NotifierMessage } from "./Protocol"
 
 export const NotifierActor = streamActor({
@@ -27,12 +26,11 @@ export const AlertRetrierActor = loopActor({
   run: (actor) =>
     Effect.gen(function* () {
       const notifier = yield* AlertNotifier
-      const config = yield* AlertsConfig
       for (;;) {
         actor.heartbeat()
         const handled = yield* notifier.retryRound
         for (let i = 0; i < handled; i++) actor.handled()
-        if (handled === 0) yield* Effect.sleep(config.retryPollMs)
+        if (handled === 0) yield* Effect.sleep(notifier.retryPollMs)
       }
     })
 })

@@ -11,13 +11,12 @@
  */
 import { Duration, Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { ChainConfig } from "../../server/domains/chain/Config"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { Picks } from "../../server/domains/picks/Picks"
 import { Bus } from "../../server/platform/infra/Bus"
-import { loopActor, streamActor } from "../runtime/Actor"
-import { mailboxLife } from "../runtime/Mailbox"
-import type { ActorHandle } from "../runtime/Registry"
+import { loopActor, streamActor } from "../../server/platform/actors/Actor"
+import { mailboxLife } from "../../server/platform/actors/Mailbox"
+import type { ActorHandle } from "../../server/platform/actors/Registry"
 import { isRetraction, PicksGraderMessage, type PicksGraderMessageT } from "./Protocol"
 
 export const PICKS_GRADER = "picks-grader"
@@ -37,10 +36,9 @@ const mailbox = streamActor({
 const life = (actor: ActorHandle) =>
   Effect.gen(function* () {
     const picks = yield* Picks
-    const chain = yield* ChainConfig
-    if (chain.source === "demo" && chain.demoHistoryDays > 0) {
+    const history = yield* DemoHistory
+    if (history.expected) {
       // Meanwhile live records wait in the consumer group; replayed here too, they change nothing when delivered.
-      const history = yield* DemoHistory
       while (true) {
         const status = yield* history.status
         if (status !== null && !status.inProgress) break

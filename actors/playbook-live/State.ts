@@ -5,7 +5,9 @@
  */
 import type { Figures, FlowBucket, LiveSnapshot, WhaleRecord } from "../../schema/http/playbook"
 import type { WhaleCategory } from "../../schema/records"
-import { cents } from "../../server/domains/playbook/Stats"
+
+/** Rounds to cents, as the playbook domain rounds every USD figure it serves (its Stats.cents). */
+const cents = (x: number) => Math.round(x * 100) / 100
 
 export const LIVE_BUCKET_MINUTES = 5
 export const FASTEST = 10

@@ -6,8 +6,8 @@
  */
 import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { UsageLedger } from "../../server/gateways/dataapi/UsageLedger"
-import { streamActor } from "../runtime/Actor"
+import { UsageLedger } from "../../server/domains/apikeys/UsageLedger"
+import { streamActor } from "../../server/platform/actors/Actor"
 import { QuotaCounterMessage } from "./Protocol"
 
 export const QuotaCounterActor = streamActor({

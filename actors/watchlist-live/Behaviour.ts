@@ -15,7 +15,7 @@ import { ChainStreamMessage, isRetraction, STREAMS } from "../../schema/streams"
 import type { WatchlistLive } from "../../schema/http/watchlist"
 import { Bus } from "../../server/platform/infra/Bus"
 import { Watchlist } from "../../server/domains/watchlist/Watchlist"
-import { streamActor } from "../runtime/Actor"
+import { streamActor } from "../../server/platform/actors/Actor"
 
 export const WatchlistLiveActor = streamActor({
   name: "watchlist-live",

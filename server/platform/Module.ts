@@ -1,12 +1,13 @@
 /**
  * What a domain (or a gateway) brings to the program. `server/App.ts` is an ordered list of modules plus the
  * platform; adding a domain is its folder, its migration, one line there and one in the console's route list.
+ * Actors are not a module's: they are the layer above the domains, listed in `actors/index.ts`.
  *
  *   export const AlertsModule = defineModule({
  *     name: "alerts",
  *     layer: Layer.mergeAll(Alerts.Default, AlertsConfig.Default),   // its services (with their dependencies)
  *     routes: AlertRoutes,                                            // built once in the `http` role
- *     actors: [AlertFanoutActor, NotifierActor],                      // supervised in the `actors` role
+ *     processes: [MessengerBotProcess],                               // long-lived fibers, by role
  *     topics: [],                                                     // WebSocket topics, each with its own gate
  *     errors: AlertErrors,                                            // its tagged errors → HTTP (Errors.ts)
  *     tokenKinds: ["alerts_unsubscribe"]                              // the signed-token kinds it mints
@@ -18,7 +19,6 @@
  * start at once with a message naming the variable.
  */
 import type { ConfigError, Effect, Layer } from "effect"
-import type { ActorDef } from "../../actors/runtime/Actor"
 import type { Role } from "./Config"
 import type { ErrorMap } from "./http/Errors"
 import type { AnyRoute } from "./http/Route"
@@ -36,7 +36,7 @@ export interface Process {
   readonly run: Effect.Effect<void, never, any>
 }
 
-export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any, RA = any> {
+export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any> {
   readonly name: string
   /** The module's services, built once for every role. */
   readonly layer?: L
@@ -44,8 +44,6 @@ export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any, R
   readonly config?: Layer.Layer<any, ConfigError.ConfigError>
   /** Routes served in the `http` role, built once (they close over the services). */
   readonly routes?: Effect.Effect<ReadonlyArray<AnyRoute>, never, RR>
-  /** Actors started under supervision in the `actors` role. */
-  readonly actors?: ReadonlyArray<ActorDef<RA>>
   /** Long-lived fibers outside the actor system. */
   readonly processes?: ReadonlyArray<Process>
   /** WebSocket topics, each with its source stream and its own access gate. */
@@ -57,6 +55,6 @@ export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any, R
 }
 
 /** Keeps a module's literal type (so App can check that every route's services are provided). */
-export const defineModule = <const L extends Layer.Layer.Any = Layer.Layer<never>, RR = never, RA = never>(
-  module: Module<L, RR, RA>
-): Module<L, RR, RA> => module
+export const defineModule = <const L extends Layer.Layer.Any = Layer.Layer<never>, RR = never>(
+  module: Module<L, RR>
+): Module<L, RR> => module

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ActorRegistry } from "../../actors/runtime/Registry"
+import { ActorRegistry } from "../../server/platform/actors/Registry"
 import { createUser, login } from "../support/auth"
 import { freshDatabase, realDatabaseUrl, realRedisUrl, startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"

@@ -1,6 +1,6 @@
 /** Pure parts of the analytics, API-key and badge code: windows, the index formula, tier views, key format. */
 import { describe, expect, it } from "vitest"
-import { untilNextClose } from "../../actors/index-closer/Behaviour"
+import { untilNextClose } from "../../server/domains/analytics/Windows"
 import { computeIndex, EMPTY_DAY, labelOf, WEIGHTS } from "../../server/domains/analytics/IndexFormula"
 import { buildPositioning, positioningFor } from "../../server/domains/analytics/PositioningModel"
 import { windowOf } from "../../server/domains/analytics/Windows"

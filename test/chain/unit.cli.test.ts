@@ -4,7 +4,7 @@
  */
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { firstBlock } from "../../actors/block-listener/Behaviour"
+import { firstBlock } from "../../server/domains/chain/Listener"
 import { prefetching } from "../../server/domains/chain/Prefetch"
 import { BlockNotFound, RpcError, type ChainSourceShape } from "../../server/domains/chain/Source"
 import type { ChainBlock } from "../../server/domains/chain/Types"

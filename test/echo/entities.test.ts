@@ -6,18 +6,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
 import { EchoEntities } from "../../actors/echo-portfolio/Entities"
 import { EchoBook } from "../../server/domains/echo/Book"
-import { EchoConfig, type EchoConfigShape } from "../../server/domains/echo/Config"
-import { DEFAULT_FILL_PARAMS } from "../../server/domains/echo/Fills"
-import { EchoRepo } from "../../server/domains/echo/Repo"
 import { stub } from "../support/stub"
 
-const config: EchoConfigShape = {
-  startCash: 1000, fill: DEFAULT_FILL_PARAMS, idleMs: 1_000, settingsPollMs: 1000, boardMinDays: 3, boardMinClosed: 5, maxAutoCopyRules: 20
-}
+// ECHO_ACTOR_IDLE_MS of one second; users hold nothing.
 const TestLayer = EchoEntities.Default.pipe(
-  Layer.provide(Layer.succeed(EchoConfig, config)),
-  Layer.provide(stub(EchoRepo, { read: () => Effect.succeed(null) } as Partial<EchoRepo>)),
-  Layer.provide(stub(EchoBook, {}))
+  Layer.provide(stub(EchoBook, { idleMs: 1_000, heldTokens: () => Effect.succeed([]) } as Partial<EchoBook>))
 )
 
 describe("echo entities", () => {

@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ActorRegistry } from "../../actors/runtime/Registry"
+import { ActorRegistry } from "../../server/platform/actors/Registry"
 import { STREAMS } from "../../schema/streams"
 import { topTokensOf } from "../../server/domains/analytics/Analytics"
 import { Analytics } from "../../server/domains/analytics/Analytics"

@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ActorRegistry } from "../../actors/runtime/Registry"
+import { ActorRegistry } from "../../server/platform/actors/Registry"
 import { startApp, type TestApp } from "../support/harness"
 
 const ALERT_PATH = ["alert-fanout", "alert-events", "notifier", "alert-retrier"]

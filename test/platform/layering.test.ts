@@ -1,10 +1,11 @@
 /**
- * The layering rule (docs/ARCHITECTURE.md) is enforced by dependency-cruiser in `npm test`. This checks that the rule
- * really bites: a tree with an upward import (platform → domain) and a domain reaching into another domain's Repo
- * is refused, and the same tree without them passes.
+ * The layering rules (docs/ARCHITECTURE.md) are enforced by dependency-cruiser in `npm test`. This checks that they
+ * really bite: a tree with upward imports (platform → domain, domain → actor, client → server), a domain reaching into
+ * another domain's Repo, and an actor reaching past a domain's services (its Repo, a helper) or into a gateway is
+ * refused, and the same tree without them passes.
  */
 import { execFile } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { promisify } from "node:util"
@@ -29,7 +30,7 @@ const tree = (files: Record<string, string>) => {
 }
 
 const cruise = async (dir: string) =>
-  run(BIN, ["server", "--config", CONFIG], { cwd: dir }).then(
+  run(BIN, [...["server", "actors", "client"].filter((d) => existsSync(join(dir, d))), "--config", CONFIG], { cwd: dir }).then(
     () => ({ ok: true, out: "" }),
     (e: { stdout?: string }) => ({ ok: false, out: e.stdout ?? "" })
   )
@@ -38,7 +39,13 @@ describe("layering", () => {
   const base = {
     "server/platform/http/Route.ts": "export const route = 1\n",
     "server/domains/alerts/Repo.ts": "import { route } from '../../platform/http/Route'\nexport const repo = route\n",
-    "server/domains/alerts/Alerts.ts": "import { repo } from './Repo'\nexport const alerts = repo\n"
+    "server/domains/alerts/Alerts.ts": "import { Effect } from 'effect'\nimport { repo } from './Repo'\nexport class Alerts extends Effect.Service<Alerts>()('a', { succeed: repo }) {}\n",
+    "server/domains/alerts/Format.ts": "export const format = 1\n",
+    "server/gateways/mcp/Mcp.ts": "import { Alerts } from '../../domains/alerts/Alerts'\nexport const mcp = Alerts\n",
+    "actors/notifier/Behaviour.ts": "import { Alerts } from '../../server/domains/alerts/Alerts'\nexport const notifier = Alerts\n",
+    "actors/index.ts": "import { notifier } from './notifier/Behaviour'\nexport const ACTORS = [notifier]\n",
+    "schema/streams.ts": "export const STREAMS = {}\n",
+    "client/src/api.ts": "import { STREAMS } from '../../schema/streams'\nexport const api = STREAMS\n"
   }
 
   it("passes a tree whose arrows point down", async () => {
@@ -52,7 +59,23 @@ describe("layering", () => {
       "server/domains/echo/Echo.ts": "import { repo } from '../alerts/Repo'\nexport const echo = repo\n"
     }))
     expect(result.ok).toBe(false)
-    expect(result.out).toContain("platform-imports-domain-or-gateway")
+    expect(result.out).toContain("platform-imports-upward")
     expect(result.out).toContain("domain-imports-another-domains-repo")
+  }, 60_000)
+
+  it("fails on a domain or the platform importing an actor, an actor past a domain's services or into a gateway, and the client importing the server", async () => {
+    const result = await cruise(tree({
+      ...base,
+      "server/domains/alerts/Bot.ts": "import { ACTORS } from '../../../actors/index'\nexport const bot = ACTORS\n",
+      "server/platform/http/Guards.ts": "import { notifier } from '../../../actors/notifier/Behaviour'\nexport const g = notifier\n",
+      "actors/notifier/Protocol.ts": "import { repo } from '../../server/domains/alerts/Repo'\nimport { format } from '../../server/domains/alerts/Format'\nimport { mcp } from '../../server/gateways/mcp/Mcp'\nexport const p = [repo, format, mcp]\n",
+      "client/src/store.ts": "import { Alerts } from '../../server/domains/alerts/Alerts'\nexport const store = Alerts\n"
+    }))
+    expect(result.ok).toBe(false)
+    for (const rule of ["domain-imports-upward", "platform-imports-upward", "actor-imports-gateway", "client-imports-server"]) expect(result.out).toContain(rule)
+    expect(result.out).toContain("actor-imports-domain-internals: actors/notifier/Protocol.ts → server/domains/alerts/Repo.ts")
+    expect(result.out).toContain("actor-imports-domain-internals: actors/notifier/Protocol.ts → server/domains/alerts/Format.ts")
+    // The domain's service file itself is what an actor may import.
+    expect(result.out).not.toContain("actors/notifier/Behaviour.ts → server/domains/alerts/Alerts.ts")
   }, 60_000)
 })

@@ -11,7 +11,7 @@ import {
   Patterns, PlaybookEvent, PositioningList, RecoveryResult, SearchResult, SignalsResult
 } from "../../schema/http/playbook"
 import { STREAMS } from "../../schema/streams"
-import { ActorRegistry } from "../../actors/runtime/Registry"
+import { ActorRegistry } from "../../server/platform/actors/Registry"
 import { bearer, createUser, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"

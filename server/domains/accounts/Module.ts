@@ -1,6 +1,5 @@
 /** Accounts and sessions: registration, sign-in, mailed links, tiers (entitlements), and the platform's Principals. */
 import { Effect, Layer } from "effect"
-import { AuthJanitorActor } from "../../../actors/auth-janitor/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { Principals } from "../../platform/http/Principals"
 import { Accounts } from "./Accounts"
@@ -23,7 +22,6 @@ export const AccountsModule = defineModule({
   config: AccountsConfig.Default,
   layer: Layer.mergeAll(AccountsConfig.Default, Entitlements.Default, Sessions.Default, AuthGuards.Default, Accounts.Default, AccountLinks.Default, PrincipalsLive),
   routes: AuthRoutes,
-  actors: [AuthJanitorActor],
   errors: AccountsErrors,
   tokenKinds: ["session", "magic_login", "verify_email", "activate_trial", "password_reset"]
 })

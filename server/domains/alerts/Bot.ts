@@ -5,11 +5,15 @@
  * set — a bot process then needs only the service's URL and the shared secret — or, without it, through the same
  * `Channels` service those endpoints call, in process. The update offset is confirmed only after an update was answered, so a
  * crash re-reads it (binding is idempotent). Without `MESSENGER_BOT_TOKEN` it idles and says why.
+ *
+ * It is a process of the alerts module (`MessengerBotProcess`), not an actor of the `actors` role: WHALE_ACTORS does
+ * not select it. It registers in the actor registry all the same, so `/readyz` and the ops page show it.
  */
 import { Effect, Redacted, Schedule } from "effect"
 import { z } from "zod"
-import type { ActorHandle } from "../../../actors/runtime/Registry"
+import { ActorRegistry, type ActorHandle } from "../../platform/actors/Registry"
 import { AppConfig } from "../../platform/Config"
+import type { Process } from "../../platform/Module"
 import { AlertsConfig } from "./Config"
 import { Channels } from "./Channels"
 import { makeMessengerClient } from "./Messenger"
@@ -146,3 +150,18 @@ export const runBot = (actor: ActorHandle) =>
       }
     }
   }).pipe(Effect.annotateLogs({ actor: "messenger-bot" }))
+
+/** The bot as a process of the `bot` role, registered as `messenger-bot`; run again 2 s after it fails. */
+export const MessengerBotProcess: Process = {
+  name: "messenger-bot",
+  roles: ["bot"],
+  run: Effect.gen(function* () {
+    const registry = yield* ActorRegistry
+    const actor = registry.register("messenger-bot", "loop")
+    for (;;) {
+      yield* runBot(actor).pipe(Effect.catchAllCause((cause) => Effect.sync(() => actor.failed(cause)).pipe(Effect.zipRight(Effect.logError("messenger bot stopped", cause)))))
+      actor.update({ state: "restarting" })
+      yield* Effect.sleep("2 seconds")
+    }
+  })
+}

@@ -4,9 +4,8 @@
  */
 import { createHmac, randomInt, randomUUID } from "node:crypto"
 import { Effect, Redacted } from "effect"
-import { STREAMS } from "../../../schema/streams"
+import { deliverMessage, STREAMS } from "../../../schema/streams"
 import type { AlertType, Channel, UpdateChannelsRequest } from "../../../schema/http/alerts"
-import { deliverMessage } from "../../../actors/notifier/Protocol"
 import type { AuthUser } from "../accounts/Model"
 import { AppConfig } from "../../platform/Config"
 import { Bus } from "../../platform/infra/Bus"

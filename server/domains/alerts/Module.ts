@@ -1,14 +1,11 @@
 /**
  * Alerts: typed subscriptions, channels (messenger, email, console, signed webhooks), custom wallets, the fan-out
- * and notifier actors, and the messenger bot (the `bot` role).
+ * and the notifier (run by the alert-fanout and notifier actors), and the messenger bot (the `bot` role).
  */
 import { Layer } from "effect"
-import { AlertEventsActor, AlertFanoutActor } from "../../../actors/alert-fanout/Behaviour"
-import { MessengerBotProcess } from "../../../actors/messenger-bot/Behaviour"
-import { AlertRetrierActor, NotifierActor } from "../../../actors/notifier/Behaviour"
-import type { ActorDef } from "../../../actors/runtime/Actor"
 import { defineModule } from "../../platform/Module"
 import { Alerts } from "./Alerts"
+import { MessengerBotProcess } from "./Bot"
 import { Channels } from "./Channels"
 import { AlertsConfig } from "./Config"
 import { CustomWallets } from "./CustomWallets"
@@ -18,8 +15,6 @@ import { AlertRoutes } from "./Http"
 import { AlertNotifier } from "./Notifier"
 import { AlertsRepo } from "./Repo"
 
-const actors: ReadonlyArray<ActorDef<AlertFanout | AlertNotifier | AlertsConfig>> = [AlertFanoutActor, AlertEventsActor, NotifierActor, AlertRetrierActor]
-
 export const AlertsModule = defineModule({
   name: "alerts",
   config: AlertsConfig.Default,
@@ -28,7 +23,6 @@ export const AlertsModule = defineModule({
     AlertFanout.Default, AlertNotifier.Default
   ),
   routes: AlertRoutes,
-  actors,
   processes: [MessengerBotProcess],
   errors: AlertErrors
 })

@@ -429,6 +429,8 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
       /** A `Deliver` message's deliveries: claim what is still pending, send it (shared with concurrent callers). */
       deliver: (ids: ReadonlyArray<number>) => deliverRound(ids),
       retryRound,
+      /** How long the alert-retrier waits after a round with nothing due (ALERT_RETRY_POLL_MS). */
+      retryPollMs: config.retryPollMs,
       messengerConfigured: messenger.configured
     } as const
   })

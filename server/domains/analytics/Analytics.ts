@@ -6,13 +6,14 @@
 import { Clock, Effect } from "effect"
 import type { DataSource, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
 import type { FlowsData, TransactionsData, TransactionsQuery } from "../../../schema/http/dataapi"
+import { AnalyticsConfig } from "./Config"
 import { FlowsRepo, type TokenWindowRow } from "./FlowsRepo"
 import { computeIndex, EMPTY_DAY, type DayFigures } from "./IndexFormula"
 import { IndexRepo, type StoredClose } from "./IndexRepo"
 import { buildPositioning } from "./PositioningModel"
 import { displaySymbol, isAddress, WETH } from "./Tokens"
 import { TxRepo } from "./TxRepo"
-import { addDays, dayOf, daysBetween, windowOf } from "./Windows"
+import { addDays, dayOf, daysBetween, untilNextClose, windowOf } from "./Windows"
 import { cents, centsOrNull, priceOrNull } from "../../../schema/numbers"
 
 const HISTORY_DAYS = 30
@@ -61,11 +62,12 @@ export const flowsOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow
 })
 
 export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
-  dependencies: [FlowsRepo.Default, IndexRepo.Default, TxRepo.Default],
+  dependencies: [FlowsRepo.Default, IndexRepo.Default, TxRepo.Default, AnalyticsConfig.Default],
   effect: Effect.gen(function* () {
     const flows = yield* FlowsRepo
     const index = yield* IndexRepo
     const txs = yield* TxRepo
+    const config = yield* AnalyticsConfig
 
     const tokenWindow = Effect.fn("Analytics.tokenWindow")(function* (timeframe: Timeframe) {
       return yield* flows.tokenWindow(windowOf(timeframe, yield* Clock.currentTimeMillis))
@@ -137,6 +139,13 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       return closed
     })
 
+    /** The index-closer's round: the closes due INDEX_CLOSE_DELAY_SECONDS after their day ended, backfilled. */
+    const closeDueDays = (horizonDays?: number) => closeMissingDays(config.indexCloseDelaySeconds, horizonDays)
+
+    /** How long the index-closer waits after a round: until the next close is due, INDEX_CHECK_SECONDS at most. */
+    const nextCloseCheckMs = (now: number) =>
+      Math.min(untilNextClose(now, config.indexCloseDelaySeconds * 1000), config.indexCheckSeconds * 1000)
+
     const positioning = Effect.fn("Analytics.positioning")(function* () {
       const today = dayOf(yield* Clock.currentTimeMillis)
       return buildPositioning(yield* flows.walletTokenFlows(addDays(today, -29), addDays(today, -6)))
@@ -166,6 +175,9 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       return (yield* txs.searchWallets(q.trim(), limit, addDays(today, -6))).map((w) => ({ ...w, net_flow_7d_usd: cents(w.net_flow_7d_usd) }))
     })
 
-    return { tokenWindow, source, stats, whaleIndex, closeMissingDays, positioning, resolveTokens, transactions, searchWallets } as const
+    return {
+      tokenWindow, source, stats, whaleIndex, closeMissingDays, closeDueDays, nextCloseCheckMs, positioning, resolveTokens, transactions,
+      searchWallets
+    } as const
   })
 }) {}

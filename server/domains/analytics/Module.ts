@@ -1,6 +1,5 @@
 /** Analytics: flows, the sentiment index and its daily closes, top tokens, positioning — as cached read models. */
 import { Effect, Layer } from "effect"
-import { IndexCloserActor } from "../../../actors/index-closer/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { Analytics } from "./Analytics"
 import { AnalyticsConfig } from "./Config"
@@ -13,7 +12,6 @@ export const AnalyticsModule = defineModule({
   config: AnalyticsConfig.Default,
   layer: Layer.mergeAll(AnalyticsConfig.Default, Analytics.Default, ReadModels.Default, Retractions.Default.pipe(Layer.provide(ReadModels.Default))),
   routes: AnalyticsRoutes,
-  actors: [IndexCloserActor],
   // Every process: its own caches honour a reorg's retractions.
   processes: [{ name: "analytics-retractions", run: Effect.flatMap(Retractions, (r) => r.follow) }]
 })

@@ -37,6 +37,9 @@ export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 /** Start (ms) of the UTC day holding `ms`. */
 export const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
 
+/** Milliseconds from `now` until the next day boundary as seen `delayMs` late (plus a second). */
+export const untilNextClose = (now: number, delayMs: number) => dayStart(now - delayMs) + DAY_MS + delayMs - now + 1_000
+
 /** The UTC day `n` days after `day` (`YYYY-MM-DD`, n may be negative). */
 export const addDays = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS)
 

@@ -99,6 +99,10 @@ export class Drip extends Effect.Service<Drip>()("app/billing/Drip", {
       }))
     })
 
-    return { join, confirm, unsubscribe, unsubscribeAddress, unsubscribeUrl, sendDue, isUnsubscribed: repo.isUnsubscribed } as const
+    return {
+      join, confirm, unsubscribe, unsubscribeAddress, unsubscribeUrl, sendDue, isUnsubscribed: repo.isUnsubscribed,
+      /** How often the drip-mailer looks for due mails (DRIP_CHECK_MS). */
+      checkMs: settings.checkMs
+    } as const
   })
 }) {}

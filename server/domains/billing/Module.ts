@@ -1,9 +1,8 @@
 /**
  * What the billing domain brings to the app: its services (the providers' gateways start their local stand-ins
- * when unconfigured), its routes, and the drip-mailer actor.
+ * when unconfigured) and its routes. The drip-mailer actor runs its schedule (Drip, BillingSchedule).
  */
 import { type ConfigError, Effect, Layer } from "effect"
-import { DripMailerActor } from "../../../actors/drip-mailer/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { BillingErrors } from "./Errors"
 import { Billing } from "./Billing"
@@ -27,7 +26,6 @@ export const BillingModule = defineModule({
   // Read before the database opens: a production start configured for test payments is refused at once.
   config: Layer.effectDiscard(BillingConfig) as Layer.Layer<unknown, ConfigError.ConfigError>,
   routes: Effect.all([Core, DripRoutes]).pipe(Effect.map((lists) => lists.flat())),
-  actors: [DripMailerActor],
   errors: BillingErrors,
   tokenKinds: ["waitlist_confirm", "marketing_unsubscribe"]
 })

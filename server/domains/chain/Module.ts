@@ -1,13 +1,9 @@
 /**
- * Chain ingestion: the source (rpc, replay or demo), the whale records it stores, the block listener, and on the
- * demo chain the generated history a first start stores in the background.
+ * Chain ingestion: the source (rpc, replay or demo), the whale records it stores, the listener's facade (run by the
+ * block-listener actor), and on the demo chain the generated history a first start stores in the background (the
+ * demo-history actor).
  */
 import { Layer } from "effect"
-import { BlockListenerActor } from "../../../actors/block-listener/Behaviour"
-import { DemoHistoryActor } from "../../../actors/demo-history/Behaviour"
-import type { ActorDef } from "../../../actors/runtime/Actor"
-import type { Bus } from "../../platform/infra/Bus"
-import type { Metrics } from "../../platform/ops/Metrics"
 import { defineModule } from "../../platform/Module"
 import { ChainCatalogSeeded } from "./Catalog"
 import { Chain } from "./Chain"
@@ -19,17 +15,13 @@ import { ChainListener } from "./Listener"
 import { ChainRepo } from "./Repo"
 import { ChainSourceLive } from "./SourceLive"
 
-/** What the chain's actors may use: the module's own services (its config slice among them), the bus and the metrics. */
-type ActorServices = Layer.Layer.Success<typeof layer> | Bus | Metrics
 const layer = Layer.mergeAll(
   ChainConfig.Default, ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainWallets.Default, ChainCatalogSeeded,
   ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded))),
-  DemoHistoryRepo.Default, DemoHistory.Default)
-const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
+  DemoHistoryRepo.Default, DemoHistory.Default.pipe(Layer.provide(ChainSourceLive)))
 
 export const ChainModule = defineModule({
   name: "chain",
   config: ChainConfig.Default,
-  layer,
-  actors
+  layer
 })

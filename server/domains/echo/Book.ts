@@ -6,7 +6,8 @@
  *   2. the pure ledger (Ledger.trade) decides: a rejection changes nothing (and is raised with what was available);
  *   3. the holding, cash, realized P&L and the trade row are written together.
  * So commands of one user are serialized whichever process they arrive on, and each is applied exactly once.
- * After the commit the new valuation is pushed on `console.user` (kind `echo`).
+ * After the commit the new valuation is pushed on `console.user` (kind `echo`). The echo-portfolio actor also keeps
+ * here what its commands leave besides trades: their outcomes, and the shadows of auto-copies not taken.
  */
 import { Effect } from "effect"
 import type { EchoUserEvent, Portfolio, Trade } from "../../../schema/http/echo"
@@ -19,6 +20,8 @@ import { trade as applyTrade, type Rejection, type Side } from "./Ledger"
 import { MarketRepo, type WhaleRecord } from "./MarketRepo"
 import { EchoRepo, type NewTrade, type TradeRow } from "./Repo"
 import { portfolioView, tradeView } from "./Views"
+
+export type { EchoError } from "./Errors"
 
 export const CONSOLE_USER_STREAM = "console.user"
 
@@ -233,6 +236,39 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
       bus.publish("echo.cmd", { _tag: "Touch", messageId: `touch:${userId}:${Date.now()}`, userId }, 100_000).pipe(
         Effect.catchAllCause((c) => Effect.logWarning("echo: touch failed", c)), Effect.asVoid)
 
-    return { view, push, touch, tradable, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract } as const
+    // ---- what the echo-portfolio actor's commands leave besides trades ----
+
+    /** A command's outcome (a rejection, a reset), recorded once: a redelivered command finds it. */
+    const recordOutcome = (commandId: string, userId: number, outcome: unknown) => repo.recordOutcome(commandId, userId, outcome)
+
+    /** Resets the user's book once per command id (a redelivered `Reset` wipes nothing again). */
+    const resetOnce = (userId: number, commandId: string) =>
+      repo.outcomeOf(commandId).pipe(Effect.flatMap((done) =>
+        done ? Effect.void : reset(userId).pipe(Effect.zipRight(repo.recordOutcome(commandId, userId, { reset: true })))))
+
+    /** Undoes the user's copy trade `tradeId` (its whale record was retracted); another user's trade is left alone. */
+    const retractCopy = (userId: number, tradeId: number) =>
+      repo.tradeById(tradeId).pipe(Effect.flatMap((t) => (t && t.user_id === userId ? retract(t) : Effect.void)), Effect.asVoid)
+
+    /** The user's holding of a token, if any (read without a lock). */
+    const holding = (userId: number, token: string) => Effect.map(repo.read(userId), (loaded) => loaded?.book.holdings.get(token))
+
+    /** The tokens the user holds (read without a lock). */
+    const heldTokens = (userId: number) => Effect.map(repo.read(userId), (loaded): ReadonlyArray<string> => (loaded ? [...loaded.book.holdings.keys()] : []))
+
+    return {
+      view, push, touch, tradable, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract,
+      recordOutcome, resetOnce, retractCopy, holding, heldTokens,
+      /** An auto-copy not taken, kept as a shadow position with its reason (once per command). */
+      recordSkip: repo.insertShadow,
+      /** The enabled auto-copy rules following any of `wallets`. */
+      followersOf: repo.followersOf,
+      /** The copy trades of a whale record (not yet reversed). */
+      copiesOf: repo.copiesOf,
+      /** Drops the shadow positions of a retracted whale record. */
+      dropShadowsOf: repo.deleteShadowsOf,
+      /** How long the echo-portfolio actor keeps an idle user's entity (ECHO_ACTOR_IDLE_MS). */
+      idleMs: config.idleMs
+    } as const
   })
 }) {}

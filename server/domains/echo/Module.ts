@@ -1,15 +1,11 @@
 /**
  * Echo, the copy-trading simulator: its services (config slice, repos, the write path, reads, market side,
- * settings, the actor's per-user entities), its routes (the API and the gated /echo page), its two actors
- * (echo-portfolio on `echo.cmd`, echo-watch on `chain.tx`) and its error map. The live valuation goes to the
- * platform's `user:<id>` topic (stream `console.user`, kind `echo`).
+ * settings), its routes (the API and the gated /echo page) and its error map. Commands on `echo.cmd` and auto-copies
+ * from `chain.tx` are the echo-portfolio and echo-watch actors' (actors/echo-portfolio). The live valuation goes to
+ * the platform's `user:<id>` topic (stream `console.user`, kind `echo`).
  */
 import { Effect, Layer } from "effect"
-import type { ActorDef } from "../../../actors/runtime/Actor"
-import type { Bus } from "../../platform/infra/Bus"
 import type { AuthGuards } from "../accounts/Guards"
-import { EchoPortfolioActor, EchoWatchActor } from "../../../actors/echo-portfolio/Behaviour"
-import { EchoEntities } from "../../../actors/echo-portfolio/Entities"
 import type { AnyRoute } from "../../platform/http/Route"
 import { defineModule } from "../../platform/Module"
 import { EchoBook } from "./Book"
@@ -25,7 +21,7 @@ import { EchoSettings } from "./Settings"
 
 const Core = Layer.mergeAll(EchoBook.Default, EchoRepo.Default, MarketRepo.Default)
 
-export const EchoLive = Layer.mergeAll(Echo.Default, EchoMarket.Default, EchoSettings.Default, EchoEntities.Default).pipe(
+export const EchoLive = Layer.mergeAll(Echo.Default, EchoMarket.Default, EchoSettings.Default).pipe(
   Layer.provideMerge(Core),
   Layer.provideMerge(EchoConfig.Default)
 )
@@ -36,7 +32,6 @@ export const EchoModule = defineModule({
   layer: EchoLive,
   routes: Effect.map(Effect.all([EchoRoutes, EchoPageRoutes]), ([api, page]) => [...api, ...page]) as Effect.Effect<
     ReadonlyArray<AnyRoute>, never, AuthGuards | EchoBook | Echo | EchoMarket | EchoSettings>,
-  actors: [EchoPortfolioActor, EchoWatchActor] as ReadonlyArray<ActorDef<EchoRepo | EchoBook | EchoEntities | Bus>>,
   // Every process: the settings' gate reads its own memory.
   processes: [{ name: "echo-settings", run: Effect.flatMap(EchoSettings, (s) => s.follow) }],
   errors: EchoErrors

@@ -1,6 +1,5 @@
-/** Picks: whale-flagged tokens graded on the 7-day close, whale exits, the hash-chained ledger; the picks-grader actor. */
+/** Picks: whale-flagged tokens graded on the 7-day close, whale exits, the hash-chained ledger (the picks-grader actor runs them). */
 import { PicksConfig } from "./Config"
-import { PicksGraderActor } from "../../../actors/picks-grader/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { PicksErrors } from "./Errors"
 import { PicksRoutes } from "./Http"
@@ -11,6 +10,5 @@ export const PicksModule = defineModule({
   config: PicksConfig.Default,
   layer: Picks.Default,
   routes: PicksRoutes,
-  actors: [PicksGraderActor],
   errors: PicksErrors
 })

@@ -1,11 +1,10 @@
 /**
  * The event playbook: scheduled, live and completed events with whale-flow metrics (spec §4.9, §3.1), the
- * playbook-live actor, the calendar upserted at start, and its WebSocket topic `playbook:live` (stream
- * `console.playbook`, whale tier).
+ * calendar upserted at start, and its WebSocket topic `playbook:live` (stream `console.playbook`, whale tier; the
+ * playbook-live actor publishes it).
  */
 import { PlaybookConfig } from "./Config"
 import { Effect } from "effect"
-import { PlaybookLiveActor } from "../../../actors/playbook-live/Behaviour"
 import { defineModule } from "../../platform/Module"
 import { PlaybookErrors } from "./Errors"
 import { PlaybookRoutes } from "./Http"
@@ -18,7 +17,6 @@ export const PlaybookModule = defineModule({
   config: PlaybookConfig.Default,
   layer: PlaybookLive,
   routes: PlaybookRoutes,
-  actors: [PlaybookLiveActor],
   processes: [
     {
       name: "playbook-calendar",

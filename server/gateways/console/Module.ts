@@ -1,5 +1,4 @@
-/** The console: its read endpoint, its public WebSocket topics and the actor that publishes its snapshots. */
-import { ConsoleSnapshotsActor } from "../../../actors/console-snapshots/Behaviour"
+/** The console: its read endpoint and its public WebSocket topics (the console-snapshots actor publishes two of them). */
 import { defineModule } from "../../platform/Module"
 import { ConsoleRoutes } from "./Http"
 import { CONSOLE_TOPICS } from "./Topics"
@@ -7,6 +6,5 @@ import { CONSOLE_TOPICS } from "./Topics"
 export const ConsoleModule = defineModule({
   name: "console",
   routes: ConsoleRoutes,
-  actors: [ConsoleSnapshotsActor],
   topics: CONSOLE_TOPICS
 })

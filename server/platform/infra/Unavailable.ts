@@ -1,7 +1,7 @@
 /**
  * Telling "a dependency is not there right now" apart from a bug. HTTP answers the first with 503 and a
  * `Retry-After` (server/platform/http/Respond.ts); the actor supervisor retries it without spending the actor's restart budget
- * (actors/runtime/Supervisor.ts), so an outage longer than the restart window does not leave actors `failed`.
+ * (platform/actors/Supervisor.ts), so an outage longer than the restart window does not leave actors `failed`.
  */
 import { Cause } from "effect"
 

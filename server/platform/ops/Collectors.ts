@@ -1,6 +1,6 @@
 /** Scrape-time metrics: actor health, bus figures, database pool. */
 import { Effect, Layer } from "effect"
-import { ActorRegistry, type ActorStatus } from "../../../actors/runtime/Registry"
+import { ActorRegistry, type ActorStatus } from "../actors/Registry"
 import { Bus } from "../infra/Bus"
 import { DbInfo } from "../infra/Sql"
 import { Metrics, type Sample } from "./Metrics"

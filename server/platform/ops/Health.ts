@@ -1,7 +1,7 @@
 /** Liveness and readiness: the database answers, the bus answers, and no actor has failed or is still starting. */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
-import { ActorRegistry } from "../../../actors/runtime/Registry"
+import { ActorRegistry } from "../actors/Registry"
 import { Bus } from "../infra/Bus"
 
 export interface Readiness {

@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os"
 import { Duration, Effect, Queue, Stream } from "effect"
-import { ActorRegistry, type ActorStatus } from "../../../actors/runtime/Registry"
+import { ActorRegistry, type ActorStatus } from "../actors/Registry"
 import { INSTANCE } from "../Instance"
 import { STREAMS } from "../../../schema/streams"
 import { CONSOLE_STREAMS, type ActorReport, type OpsReport } from "../../../schema/ws"

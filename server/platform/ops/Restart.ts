@@ -1,13 +1,13 @@
 /**
  * An operator restarts an actor from the dashboard: `POST /ops/actors/{name}/restart` (administrators) puts a
  * command on the `ops.cmd` stream; every process running actors follows that stream (from its newest entry at
- * start: old commands are never replayed) and restarts the actor if it runs it (see actors/runtime/Supervisor.ts).
+ * start: old commands are never replayed) and restarts the actor if it runs it (see platform/actors/Supervisor.ts).
  * The dashboard then sees the actor go `restarting` → `running` over `ops:actors`.
  */
 import { randomUUID } from "node:crypto"
 import { type Context, Duration, Effect } from "effect"
 import { RestartAccepted, RestartParams } from "../../../schema/http/ops"
-import { ActorRegistry } from "../../../actors/runtime/Registry"
+import { ActorRegistry } from "../actors/Registry"
 import { CONSOLE_STREAMS, OpsCommand, OpsReport } from "../../../schema/ws"
 import { Principals } from "../http/Principals"
 import { NotFound } from "../http/Errors"

@@ -1,10 +1,10 @@
 /**
- * Persisted daily usage of the keyed API, fed by the quota-counter actor: per account and per key, and one warning
- * e-mail per account and day at 80 % and at 100 % of the limit (written to the outbox in the same transaction as
- * the warning row, so a re-delivered event neither double-counts nor mails twice).
+ * Persisted daily usage of the keyed API (this domain's tables, migration 0032), fed by the quota-counter actor: per
+ * account and per key, and one warning e-mail per account and day at 80 % and at 100 % of the limit (written to the
+ * outbox in the same transaction as the warning row, so a re-delivered event neither double-counts nor mails twice).
  */
 import { Effect } from "effect"
-import { Accounts } from "../../domains/accounts/Accounts"
+import { Accounts } from "../accounts/Accounts"
 import { Mailer } from "../../platform/infra/Mailer"
 import { UsageRepo, type UsageRecord } from "./UsageRepo"
 

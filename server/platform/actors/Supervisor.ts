@@ -11,7 +11,7 @@
  * fresh one at once, or starts a `failed` actor again; it counts as a restart and opens a new restart window.
  */
 import { Cause, Deferred, Duration, Effect, Exit } from "effect"
-import { causeIsUnavailable } from "../../server/platform/infra/Unavailable"
+import { causeIsUnavailable } from "../infra/Unavailable"
 import { describeError, type ActorHandle } from "./Registry"
 
 export interface RestartPolicy {

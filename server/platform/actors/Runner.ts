@@ -3,9 +3,9 @@
  * Stream actors run their mailbox; loop actors their `run`; singletons first win a lease (see Lease.ts).
  */
 import { Effect } from "effect"
-import { AppConfig } from "../../server/platform/Config"
-import type { Bus } from "../../server/platform/infra/Bus"
-import type { Kv } from "../../server/platform/infra/Kv"
+import { AppConfig } from "../Config"
+import type { Bus } from "../infra/Bus"
+import type { Kv } from "../infra/Kv"
 import type { ActorDef } from "./Actor"
 import { singletonLife } from "./Lease"
 import { mailboxLife } from "./Mailbox"

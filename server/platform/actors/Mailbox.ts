@@ -5,9 +5,9 @@
  * dead-letter stream. Lag and pending are refreshed every `statsIntervalMs`.
  */
 import { Cause, Effect, Exit } from "effect"
-import { Bus, type StreamEntry } from "../../server/platform/infra/Bus"
-import { AppConfig } from "../../server/platform/Config"
-import { INSTANCE } from "../../server/platform/Instance"
+import { Bus, type StreamEntry } from "../infra/Bus"
+import { AppConfig } from "../Config"
+import { INSTANCE } from "../Instance"
 import type { StreamActorDef } from "./Actor"
 import { describeError, type ActorHandle } from "./Registry"
 

@@ -7,9 +7,9 @@
  * The lease lasts `ACTOR_LEASE_TTL_MS` (15 s) and is renewed every third of it.
  */
 import { Duration, Effect, Fiber } from "effect"
-import { AppConfig } from "../../server/platform/Config"
-import { Kv } from "../../server/platform/infra/Kv"
-import { INSTANCE } from "../../server/platform/Instance"
+import { AppConfig } from "../Config"
+import { Kv } from "../infra/Kv"
+import { INSTANCE } from "../Instance"
 import type { ActorHandle } from "./Registry"
 
 /** A stand-by's shortest wait between two tries (a lease just expiring is taken on the next one). */
