@@ -18,6 +18,7 @@ import { hashPassword, needsRehash, verifyDummy, verifyPassword } from "./Passwo
 import { AccountsRepo, type UserRow } from "./Repo"
 import { Sessions, type ClientMeta } from "./Sessions"
 import { AuthThrottle } from "./Throttle"
+import { inTransaction } from "../../platform/infra/Sql"
 
 export interface Registration {
   readonly email: string
@@ -49,7 +50,7 @@ export class Accounts extends Effect.Service<Accounts>()("app/Accounts", {
       return toMe(user, yield* entitlements.summaryOf(user.id))
     })
 
-    const transact = <A, E>(effect: Effect.Effect<A, E>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+    const transact = <A, E>(effect: Effect.Effect<A, E>) => inTransaction(sql, effect)
 
     return {
       me,

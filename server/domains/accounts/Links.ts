@@ -18,6 +18,7 @@ import { TrialUnavailable } from "./Errors"
 import { AccountsRepo, type UserRow } from "./Repo"
 import { Sessions, type ClientMeta } from "./Sessions"
 import { AuthThrottle } from "./Throttle"
+import { inTransaction } from "../../platform/infra/Sql"
 
 /** How long each link works. */
 export const LINK_TTL_SECONDS = {
@@ -99,9 +100,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       verifyEmail: Effect.fn("AccountLinks.verifyEmail")(function* (raw: string) {
         const token = yield* verifyUnused("verify_email", raw)
         const user = yield* accountOf(token, false)
-        yield* sql.withTransaction(jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email)))).pipe(
-          Effect.catchTag("SqlError", Effect.die)
-        )
+        yield* inTransaction(sql, jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email))))
         return user.id
       }),
 
@@ -113,7 +112,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
         const token = yield* verifyUnused("password_reset", raw)
         const user = yield* accountOf(token, true)
         const hash = yield* hashPassword(newPassword, scryptLogN)
-        yield* sql.withTransaction(
+        yield* inTransaction(sql,
           Effect.gen(function* () {
             yield* jwt.consume(token, user.id)
             yield* repo.setPassword(user.id, hash)
@@ -121,7 +120,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
             yield* repo.markVerified(user.id, user.email)
             yield* sessions.revokeAll(user.id, "password_reset")
           })
-        ).pipe(Effect.catchTag("SqlError", Effect.die))
+        )
         yield* Effect.logInfo("password reset").pipe(Effect.annotateLogs({ user: user.id }))
       }),
 
@@ -132,9 +131,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
       magicLogin: Effect.fn("AccountLinks.magicLogin")(function* (raw: string, meta: ClientMeta) {
         const token = yield* verifyUnused("magic_login", raw)
         const user = yield* accountOf(token, true)
-        yield* sql.withTransaction(jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email)))).pipe(
-          Effect.catchTag("SqlError", Effect.die)
-        )
+        yield* inTransaction(sql, jwt.consume(token, user.id).pipe(Effect.zipRight(repo.markVerified(user.id, user.email))))
         return yield* sessions.issue(user.id, meta)
       }),
 
@@ -160,7 +157,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
         const summary = yield* entitlements.summaryOf(user.id)
         if (summary.trialUsed) return yield* Effect.fail(new TrialUnavailable({ reason: "already_used" }))
         if (summary.tier !== "free") return yield* Effect.fail(new TrialUnavailable({ reason: "not_free" }))
-        const endsAt = yield* sql.withTransaction(
+        const endsAt = yield* inTransaction(sql,
           Effect.gen(function* () {
             yield* jwt.consume(token, user.id)
             const ends = yield* entitlements.startTrial(user.id)
@@ -168,7 +165,7 @@ export class AccountLinks extends Effect.Service<AccountLinks>()("app/AccountLin
             if (!ends) return yield* Effect.fail(new TrialUnavailable({ reason: "already_used" }))
             return ends
           })
-        ).pipe(Effect.catchTag("SqlError", Effect.die))
+        )
         yield* Effect.logInfo("trial started").pipe(Effect.annotateLogs({ user: user.id }))
         return { tier: yield* entitlements.tierOf(user.id), endsAt, days: TRIAL_DAYS }
       })

@@ -1,6 +1,7 @@
 /** SQL of the keyed API's persisted daily usage (migration 0032). Counts only ever grow (the highest wins). */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { inTransaction } from "../../platform/infra/Sql"
 
 export interface UsageRecord {
   readonly userId: number
@@ -47,7 +48,7 @@ export class UsageRepo extends Effect.Service<UsageRepo>()("app/UsageRepo", {
         Effect.orDie
       ),
 
-      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => inTransaction(sql, effect)
     } as const
   })
 }) {}

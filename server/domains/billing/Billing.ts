@@ -18,6 +18,7 @@ import { Ledger } from "./Ledger"
 import { cancellationMail, downgradeMail } from "./Mails"
 import { CANCEL_REASONS, fromProviderInterval, priceOf, toProviderInterval, type BillingInterval, type PaidTier, type ProviderInterval, PAID_TIERS } from "./Plans"
 import { BillingRepo, type Cause, type SubRow } from "./Repo"
+import { inTransaction } from "../../platform/infra/Sql"
 
 export interface BillingUser {
   readonly id: number
@@ -40,7 +41,7 @@ export class Billing extends Effect.Service<Billing>()("app/billing/Billing", {
     const config = yield* AppConfig
     const base = config.publicBaseUrl
     const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-    const transact = <A, E>(e: Effect.Effect<A, E>) => sql.withTransaction(e).pipe(Effect.catchTag("SqlError", Effect.die))
+    const transact = <A, E>(e: Effect.Effect<A, E>) => inTransaction(sql, e)
 
     const tierPrices = (tier: PaidTier) =>
       pricing.current().pipe(

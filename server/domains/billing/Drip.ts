@@ -19,6 +19,7 @@ import { TooManyConfirmations } from "./Errors"
 import { DRIP, dripMail, waitlistConfirmMail } from "./Mails"
 import { BillingRepo } from "./Repo"
 import { DripRepo } from "./DripRepo"
+import { inTransaction } from "../../platform/infra/Sql"
 
 const CONFIRM_TTL_SECONDS = 7 * 86_400
 const UNSUBSCRIBE_TTL_SECONDS = 400 * 86_400
@@ -35,7 +36,7 @@ export class Drip extends Effect.Service<Drip>()("app/billing/Drip", {
     const base = (yield* AppConfig).publicBaseUrl
     const settings = (yield* BillingConfig).drip
     const now$ = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-    const transact = <A, E>(e: Effect.Effect<A, E>) => sql.withTransaction(e).pipe(Effect.catchTag("SqlError", Effect.die))
+    const transact = <A, E>(e: Effect.Effect<A, E>) => inTransaction(sql, e)
 
     const unsubscribeUrl = Effect.fn("Drip.unsubscribeUrl")(function* (email: string) {
       const { token } = yield* jwt.sign("marketing_unsubscribe", { sub: email, ttlSeconds: UNSUBSCRIBE_TTL_SECONDS })

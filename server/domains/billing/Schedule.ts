@@ -17,6 +17,7 @@ import { Ledger } from "./Ledger"
 import { downgradeMail, trialEndingMail } from "./Mails"
 import { priceOf, type PaidTier } from "./Plans"
 import { BillingRepo } from "./Repo"
+import { inTransaction } from "../../platform/infra/Sql"
 
 const LIVE = new Set(["active", "trialing", "past_due"])
 
@@ -33,7 +34,7 @@ export class BillingSchedule extends Effect.Service<BillingSchedule>()("app/bill
     const accounts = yield* Accounts
     const billingUrl = `${(yield* AppConfig).publicBaseUrl}/billing`
     const settings = (yield* BillingConfig).drip
-    const transact = <A, E>(e: Effect.Effect<A, E>) => sql.withTransaction(e).pipe(Effect.catchTag("SqlError", Effect.die))
+    const transact = <A, E>(e: Effect.Effect<A, E>) => inTransaction(sql, e)
     const emailOf = (userId: number) => accounts.me(userId).pipe(Effect.map((m) => m.email as string | undefined), Effect.orElseSucceed(() => undefined))
 
     const trialReminders = Effect.fn("BillingSchedule.trialReminders")(function* () {

@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Book, Holding } from "./Ledger"
+import { inTransaction } from "../../platform/infra/Sql"
 
 export interface PortfolioRow {
   readonly user_id: number
@@ -91,7 +92,7 @@ export class EchoRepo extends Effect.Service<EchoRepo>()("app/echo/EchoRepo", {
     })
 
     return {
-      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => inTransaction(sql, effect),
 
       /** Creates the portfolio on first use, then locks its row (inside a transaction) and loads the book. */
       lock: (userId: number, startCash: number) =>

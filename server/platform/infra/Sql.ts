@@ -5,12 +5,25 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
 import { AppConfig } from "../Config"
 import { embeddedPostgres, EmbeddedStartFailed } from "./Embedded"
 import { DatabaseLocked, locate } from "./embedded/Lock"
 import { migrate } from "./Migrator"
+
+/**
+ * `effect` in one database transaction. A database error (`SqlError`) is a defect here: no caller can act on it —
+ * the request answers 500 with its request id, an actor's message is retried — while the effect's own errors stay
+ * typed. The one statement of that rule (`dieOnSqlError` outside a transaction).
+ */
+export const inTransaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+  dieOnSqlError(sql.withTransaction(effect))
+
+/** A database error (`SqlError`) as a defect, the effect's other errors kept (see `inTransaction`). */
+export const dieOnSqlError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+  effect.pipe(Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, Effect.die)) as Effect.Effect<A, Exclude<E, SqlError>, R>
 
 const types: Pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {

@@ -19,6 +19,7 @@ import { BillingRepo } from "../Repo"
 import { CardGateway } from "./CardGateway"
 import { isHandled, REACTIONS, subscriptionToFetch } from "./Reactions"
 import { StripeSubscription } from "./Snapshot"
+import { inTransaction } from "../../../platform/infra/Sql"
 
 const Envelope = z.object({
   id: z.string().min(1).max(255),
@@ -99,7 +100,7 @@ export class CardWebhook extends Effect.Service<CardWebhook>()("app/billing/Card
         }
       }
 
-      const result = yield* sql.withTransaction(
+      const result = yield* inTransaction(sql,
         Effect.gen(function* () {
           if (!(yield* repo.takeEvent("card", event.id, type, objectId, created))) return { outcome: "duplicate", duplicate: true }
           const outcome = yield* REACTIONS[type]({ id: event.id, type, created, object: event.data.object }, {
@@ -108,7 +109,7 @@ export class CardWebhook extends Effect.Service<CardWebhook>()("app/billing/Card
           yield* repo.setOutcome("card", event.id, outcome)
           return { outcome, duplicate: false }
         })
-      ).pipe(Effect.catchTag("SqlError", Effect.die))
+      )
       yield* Effect.logInfo(`card event ${result.outcome}`).pipe(log)
       return { received: true, event_id: event.id, ...result } satisfies WebhookResult
     })

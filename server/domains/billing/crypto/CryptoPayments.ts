@@ -18,6 +18,7 @@ import { Billing, type BillingUser } from "../Billing"
 import { CryptoGateway } from "./CryptoGateway"
 import { CryptoRepo } from "./CryptoRepo"
 import { verifyIpnSignature } from "./Signature"
+import { inTransaction } from "../../../platform/infra/Sql"
 
 const Ipn = z.object({
   payment_id: z.union([z.number().int(), z.string().regex(/^\d{1,30}$/)]).transform(String),
@@ -76,7 +77,7 @@ export class CryptoPayments extends Effect.Service<CryptoPayments>()("app/billin
       const now = new Date(yield* Clock.currentTimeMillis)
       const eventId = `${ipn.payment_id}:${ipn.payment_status}`
 
-      const outcome = yield* sql.withTransaction(Effect.gen(function* () {
+      const outcome = yield* inTransaction(sql, Effect.gen(function* () {
         const invoice = ipn.order_id ? yield* repo.byOrder(ipn.order_id) : undefined
         const taken = yield* repo.takePayment({ paymentId: ipn.payment_id, status: ipn.payment_status, invoiceId: invoice?.id ?? null, priceAmount: ipn.price_amount, actuallyPaid: ipn.actually_paid, payCurrency: ipn.pay_currency ?? null })
         if (!taken) return "duplicate"
@@ -102,7 +103,7 @@ export class CryptoPayments extends Effect.Service<CryptoPayments>()("app/billin
         yield* repo.setPaymentOutcome(ipn.payment_id, ipn.payment_status, result)
         yield* billingRepo.setOutcome("crypto", eventId, result)
         return result
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
       yield* Effect.logInfo(`crypto IPN ${outcome}`).pipe(Effect.annotateLogs({ payment_id: ipn.payment_id, status: ipn.payment_status }))
       return { received: true as const, outcome, duplicate: outcome === "duplicate" }
     })
