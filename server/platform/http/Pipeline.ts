@@ -25,7 +25,7 @@ export const makePipeline = (errorMaps: ErrorMap) => Effect.gen(function* () {
     const program = Effect.gen(function* () {
       const auth = yield* route.guard.run(info)
       const params = route.params ? yield* validate("path", route.params, pathParams) : {}
-      const query = route.query ? yield* validate("query", route.query, parseForm(info.query)) : {}
+      const query = route.query && !route.rawQuery ? yield* validate("query", route.query, parseForm(info.query)) : {}
       let body: unknown = {}
       if (route.bodyKind) {
         const parsed = parseBody(route.bodyKind, info.headers.get("content-type"), rawBody)
