@@ -15,8 +15,12 @@ export const integerBounds = z.registry<{ readonly minimum?: number; readonly ma
 
 export const intLike = integer(z.number().int().safe()).register(integerBounds, {})
 
-/** `intLike` with bounds and an optional default (for query parameters). */
-export const intParam = (opts: { min?: number; max?: number; default?: number } = {}) => {
+type IntegerSchema = ReturnType<typeof integer>
+
+/** `intLike` with bounds and an optional default (for query parameters; with a default, callers may leave it out). */
+export function intParam(opts: { min?: number; max?: number; default: number }): z.ZodDefault<z.ZodOptional<IntegerSchema>>
+export function intParam(opts?: { min?: number; max?: number }): IntegerSchema
+export function intParam(opts: { min?: number; max?: number; default?: number } = {}): IntegerSchema | z.ZodDefault<z.ZodOptional<IntegerSchema>> {
   let n = z.number().int().safe()
   if (opts.min !== undefined) n = n.min(opts.min)
   if (opts.max !== undefined) n = n.max(opts.max)

@@ -107,7 +107,7 @@ export interface AnyRoute {
 }
 
 /** A route: the endpoint's contract with its guard and handler (the handler's input typed by the contract's schemas). */
-export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A>(
+export function route<P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>, A = unknown>(
   endpoint: Endpoint<P, Q, B, R>, impl: RouteImpl<P, Q, B, A>
 ): AnyRoute
 export function route<P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, A = unknown>(def: RouteDef<P, Q, B, A>): AnyRoute
