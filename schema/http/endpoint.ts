@@ -24,7 +24,7 @@ export interface Endpoint<P extends z.ZodType = None, Q extends z.ZodType = None
   readonly path: string
   /** One line for the OpenAPI document: what it does, and its notable refusals. */
   readonly summary: string
-  readonly tags: ReadonlyArray<string>
+  readonly tags?: ReadonlyArray<string>
   readonly params?: P
   readonly query?: Q
   readonly body?: B
@@ -43,7 +43,7 @@ const PARAM = /\{(\w+)\}/g
  * is refused when the module loads, so a renamed segment cannot drift from its schema.
  */
 export const endpoint = <P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>>(
-  def: Omit<Endpoint<P, Q, B, R>, "tags"> & { readonly tags?: ReadonlyArray<string> }
+  def: Endpoint<P, Q, B, R>
 ): Endpoint<P, Q, B, R> => {
   const named = [...def.path.matchAll(PARAM)].map((m) => m[1]!)
   const shape = (def.params as { shape?: Record<string, unknown> } | undefined)?.shape

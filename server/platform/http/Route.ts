@@ -62,12 +62,6 @@ export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z
   readonly rawQuery?: boolean
 }
 
-/** The former single-object form (method, path and schemas beside the guard and handler): being moved to contracts. */
-export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A>
-  extends Omit<Endpoint<P, Q, B, z.ZodType>, "tags">, RouteImpl<P, Q, B, A> {
-  readonly tags?: ReadonlyArray<string>
-}
-
 /**
  * A route's optional hot path, tried before guard → validation → handler, without building an Effect per request:
  * it answers what it can from memory (a cached body, a cached API key). It returns `true` when it took the request
@@ -106,21 +100,20 @@ export interface AnyRoute {
   readonly rawQuery?: boolean
 }
 
-/** A route: the endpoint's contract with its guard and handler (the handler's input typed by the contract's schemas). */
-export function route<P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>, A = unknown>(
+/**
+ * A route: the endpoint's contract (from schema/http, or local for a page) with its guard and handler; the handler's
+ * input is typed by the contract's schemas.
+ */
+export const route = <P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>, A = unknown>(
   endpoint: Endpoint<P, Q, B, R>, impl: RouteImpl<P, Q, B, A>
-): AnyRoute
-export function route<P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, A = unknown>(def: RouteDef<P, Q, B, A>): AnyRoute
-export function route(endpoint: RouteDef<any, any, any, any> | Endpoint<any, any, any, any>, impl?: RouteImpl<any, any, any, any>): AnyRoute {
-  const def = { ...endpoint, ...impl } as RouteDef<any, any, any, any>
-  return {
-    ...def,
-    tags: def.tags ?? [],
-    bodyKind: def.body ? (def.bodyKind ?? "json-or-form") : def.bodyKind,
-    guard: def.guard as Guard<unknown>,
-    handler: def.handler as AnyRoute["handler"]
-  }
-}
+): AnyRoute => ({
+  ...endpoint,
+  ...impl,
+  tags: endpoint.tags ?? [],
+  bodyKind: endpoint.body ? (endpoint.bodyKind ?? "json-or-form") : endpoint.bodyKind,
+  guard: impl.guard as Guard<unknown>,
+  handler: impl.handler as AnyRoute["handler"]
+})
 
 /** Whether a browser asks (`Accept: text/html`): link pages answer it a page, API clients JSON. */
 export const wantsHtml = (req: RequestInfo) => /\btext\/html\b/.test(req.headers.get("accept") ?? "")

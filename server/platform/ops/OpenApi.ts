@@ -62,9 +62,14 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
       parameters: [...parameters("path", r.params), ...parameters("query", r.query)],
       responses: {
-        "200": r.produces
-          ? { description: "OK", content: { [r.produces]: {} } }
-          : { description: "OK", content: { "application/json": { schema: r.response ? schemaOf(r.response, "output") : {} } } },
+        // A page that answers API callers JSON (Accept) declares both its content type and its response schema.
+        "200": {
+          description: "OK",
+          content: {
+            ...(r.response || !r.produces ? { "application/json": { schema: r.response ? schemaOf(r.response, "output") : {} } } : {}),
+            ...(r.produces ? { [r.produces]: {} } : {})
+          }
+        },
         ...(r.params || r.query || r.body ? { "422": { description: "Validation error", content: { "application/json": { schema: VALIDATION_BODY } } } } : {}),
         default: { description: "Error", content: { "application/json": { schema: ERROR_BODY } } }
       },
