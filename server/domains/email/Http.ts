@@ -11,7 +11,7 @@ import type { Endpoint, None } from "../../../schema/http/endpoint"
 import { Forbidden } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
-import { type Guard as GuardT, type RequestInfo, route } from "../../platform/http/Route"
+import { type Guard as GuardT, type RequestInfo, route, type Sent } from "../../platform/http/Route"
 import { AuthGuards, type AuthUser } from "../accounts/Guards"
 import { esc, sitePage } from "../pages/Site"
 import { EmailConfig } from "./Config"
@@ -59,7 +59,7 @@ export const EmailRoutes = Effect.gen(function* () {
 
   /** A staff form: CSRF checked, then the action; browsers are sent back to `back`. */
   const form = <P extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(contract: Endpoint<P, None, B, R>, def: {
-    action: (input: { params: z.output<P>; body: z.output<B>; auth: AuthUser }) => Effect.Effect<unknown, any>
+    action: (input: { params: z.output<P>; body: z.output<B>; auth: AuthUser }) => Effect.Effect<Sent<z.input<R>>, any>
     back?: (input: { params: z.output<P>; body: z.output<B> }, result: any) => string
   }) =>
     route(contract, {

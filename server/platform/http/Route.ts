@@ -46,10 +46,20 @@ export interface HandlerInput<P, Q, B, A> {
   readonly rawBody: Buffer
 }
 
-/** What a route adds to its endpoint's contract: who may call it, and what answers. */
-export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A> {
+/** What a route adds to its endpoint's contract: who may call it, and what answers (a value of the contract's response, or any `Reply`). */
+/**
+ * What a handler may answer for a response schema's input type `T`: the values whose JSON is a `T` (read-only arrays
+ * and objects, a `Date` where a string goes). The response check (ResponseCheck.ts) checks the JSON itself.
+ */
+export type Sent<T> = T extends string ? T | Date
+  : T extends number | boolean | null | undefined ? T
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<Sent<U>>
+  : T extends object ? { readonly [K in keyof T]: Sent<T[K]> }
+  : T
+
+export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A, R extends z.ZodType = z.ZodType<unknown>> {
   readonly guard: Guard<A>
-  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<unknown, RouteError>
+  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<Sent<z.input<R>> | Reply, RouteError>
   /** Optional hot path of a route without a body (see `FastPath`). */
   readonly fast?: FastPath
   /** This route's own body cap (bytes) instead of MAX_BODY_BYTES (e.g. inbound mail with attachments). */
@@ -105,7 +115,7 @@ export interface AnyRoute {
  * input is typed by the contract's schemas.
  */
 export const route = <P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>, A = unknown>(
-  endpoint: Endpoint<P, Q, B, R>, impl: RouteImpl<P, Q, B, A>
+  endpoint: Endpoint<P, Q, B, R>, impl: RouteImpl<P, Q, B, A, R>
 ): AnyRoute => ({
   ...endpoint,
   ...impl,
