@@ -46,7 +46,6 @@ export interface HandlerInput<P, Q, B, A> {
   readonly rawBody: Buffer
 }
 
-/** What a route adds to its endpoint's contract: who may call it, and what answers (a value of the contract's response, or any `Reply`). */
 /**
  * What a handler may answer for a response schema's input type `T`: the values whose JSON is a `T` (read-only arrays
  * and objects, a `Date` where a string goes). The response check (ResponseCheck.ts) checks the JSON itself.
@@ -57,6 +56,7 @@ export type Sent<T> = T extends string ? T | Date
   : T extends object ? { readonly [K in keyof T]: Sent<T[K]> }
   : T
 
+/** What a route adds to its endpoint's contract: who may call it, and what answers (a value of the contract's response, or any `Reply`). */
 export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A, R extends z.ZodType = z.ZodType<unknown>> {
   readonly guard: Guard<A>
   readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<Sent<z.input<R>> | Reply, RouteError>
