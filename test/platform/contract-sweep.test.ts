@@ -70,7 +70,8 @@ describe("the contract sweep", () => {
       if (names.some((n) => values[n] === undefined && n !== "address")) continue
       const path = (template.includes("/wallet/{address}") ? walletPath : template.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(values[n]!))) +
         (queries[template] ?? "")
-      for (const headers of [{}, { authorization: `Bearer ${token}`, "x-api-key": apiKey }]) {
+      const callers: ReadonlyArray<Record<string, string>> = [{}, { authorization: `Bearer ${token}`, "x-api-key": apiKey }]
+      for (const headers of callers) {
         const res = await fetch(`${app.url}${path}`, { headers })
         const body = await res.text()
         checked.push(`${path} ${res.status}`)
