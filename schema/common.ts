@@ -7,14 +7,27 @@ const integerText = z.string().trim().regex(/^-?\d+$/, "Input should be a valid 
 const integer = (target: z.ZodNumber) =>
   z.union([z.number().int(), integerText]).transform((v) => (typeof v === "number" ? v : Number.parseInt(v, 10))).pipe(target)
 
-export const intLike = integer(z.number().int().safe())
+/**
+ * What the API documents for each of these integers: an integer and its bounds. (How it parses — a number, or its
+ * decimal text — is not what it is; the OpenAPI document reads this registry so `limit` shows `1..100`.)
+ */
+export const integerBounds = z.registry<{ readonly minimum?: number; readonly maximum?: number }>()
 
-/** `intLike` with bounds and an optional default (for query parameters). */
-export const intParam = (opts: { min?: number; max?: number; default?: number } = {}) => {
+export const intLike = integer(z.number().int().safe()).register(integerBounds, {})
+
+type IntegerSchema = ReturnType<typeof integer>
+
+/** `intLike` with bounds and an optional default (for query parameters; with a default, callers may leave it out). */
+export function intParam(opts: { min?: number; max?: number; default: number }): z.ZodDefault<z.ZodOptional<IntegerSchema>>
+export function intParam(opts?: { min?: number; max?: number }): IntegerSchema
+export function intParam(opts: { min?: number; max?: number; default?: number } = {}): IntegerSchema | z.ZodDefault<z.ZodOptional<IntegerSchema>> {
   let n = z.number().int().safe()
   if (opts.min !== undefined) n = n.min(opts.min)
   if (opts.max !== undefined) n = n.max(opts.max)
-  const base = integer(n)
+  const base = integer(n).register(integerBounds, {
+    ...(opts.min !== undefined ? { minimum: opts.min } : {}),
+    ...(opts.max !== undefined ? { maximum: opts.max } : {})
+  })
   return opts.default === undefined ? base : base.optional().default(opts.default)
 }
 

@@ -7,6 +7,8 @@
  * widens an alert.
  */
 import { z } from "zod"
+import { intParam } from "../common"
+import { endpoint } from "./endpoint"
 
 export const ALERT_TYPES = ["whale_trade", "wallet_activity", "exchange_flow", "convergence", "index_cross", "playbook_live", "pick_flagged"] as const
 export const AlertType = z.enum(ALERT_TYPES)
@@ -366,3 +368,95 @@ export const ConsoleAlert = z.object({
   test: z.boolean()
 })
 export type ConsoleAlert = z.infer<typeof ConsoleAlert>
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints
+
+export const AlertIdParams = z.object({ alert_id: intParam({ min: 1 }) })
+export const WalletIdParams = z.object({ wallet_id: intParam({ min: 1 }) })
+/** Snooze and mute take `hours` in the body (JSON or form) or the query string. */
+const Hours = z.object({ hours: intParam({ min: 0, max: MAX_SNOOZE_HOURS }).optional() })
+export const DeletedResponse = z.object({ deleted: z.literal(true), id: z.number().int() })
+export const MessengerDisconnectResponse = z.object({ disconnected: z.boolean() })
+
+const tags = ["alerts"]
+/** Called by the bot and by scanners with X-Internal-Secret, not by the console. */
+const internal = ["alerts-internal"]
+
+export const AlertEndpoints = {
+  list: endpoint({ method: "GET", path: "/api/alerts", summary: "The caller's alerts, the tier's limits and the global mute", tags, response: ListAlertsResponse }),
+  create: endpoint({
+    method: "POST", path: "/api/alerts", summary: "Create an alert: {type, params, channels} (403 tier_required, 409 too_many_alerts)", tags,
+    body: CreateAlertRequest, response: AlertResponse
+  }),
+  update: endpoint({
+    method: "PUT", path: "/api/alerts/{alert_id}", summary: "Update an alert's params, channels, name or enabled flag", tags,
+    params: AlertIdParams, body: UpdateAlertRequest, response: AlertResponse
+  }),
+  remove: endpoint({ method: "DELETE", path: "/api/alerts/{alert_id}", summary: "Delete an alert", tags, params: AlertIdParams, response: DeletedResponse }),
+  snooze: endpoint({
+    method: "POST", path: "/api/alerts/{alert_id}/snooze", summary: `Snooze an alert for hours (0-${MAX_SNOOZE_HOURS}; 0 removes the snooze)`, tags,
+    params: AlertIdParams, query: Hours, body: Hours, response: SnoozeResponse
+  }),
+  mute: endpoint({
+    method: "POST", path: "/api/alerts/mute", summary: `Mute every alert for hours (0-${MAX_SNOOZE_HOURS}; 0 unmutes)`, tags,
+    query: Hours, body: Hours, response: MuteResponse
+  }),
+  history: endpoint({
+    method: "GET", path: "/api/alerts/history", summary: "Recent deliveries of the caller, newest first, with per-channel status, attempts and latency", tags,
+    query: HistoryQuery, response: HistoryResponse
+  }),
+  channels: endpoint({ method: "GET", path: "/api/alerts/channels", summary: "Channel settings: messenger, email, console, webhook; mute, budget, cooldowns", tags, response: ChannelSettings }),
+  updateChannels: endpoint({
+    method: "PUT", path: "/api/alerts/channels", summary: "Update channel settings; a new webhook secret is shown once in this answer", tags,
+    body: UpdateChannelsRequest, response: UpdateChannelsResponse
+  }),
+  messengerCode: endpoint({
+    method: "POST", path: "/api/alerts/channels/messenger", summary: "A one-time 6-digit code (10 minutes) to send to the bot as /connect <code>", tags,
+    response: MessengerCodeResponse
+  }),
+  messengerVerify: endpoint({
+    method: "POST", path: "/api/alerts/channels/messenger/verify", summary: "Internal (the bot): bind the chat of a /connect <code> to its user", tags: internal,
+    body: MessengerVerifyRequest, response: MessengerVerifyResponse
+  }),
+  messengerStatus: endpoint({
+    method: "POST", path: "/api/alerts/channels/messenger/status", summary: "Internal (the bot): whether a chat is bound, its alert count and mute", tags: internal,
+    body: MessengerChatRequest, response: MessengerChatStatus
+  }),
+  messengerDisconnect: endpoint({
+    method: "POST", path: "/api/alerts/channels/messenger/disconnect", summary: "Internal (the bot): unbind a chat", tags: internal,
+    body: MessengerChatRequest, response: MessengerDisconnectResponse
+  }),
+  test: endpoint({
+    method: "POST", path: "/api/alerts/test", summary: "Send a test notification on one channel; answers its outcome", tags,
+    body: TestChannelRequest, response: TestResponse
+  }),
+  testType: endpoint({
+    method: "POST", path: "/api/alerts/test-type", summary: "Send a sample of one alert type on every enabled channel", tags,
+    body: TestTypeRequest, response: TestResponse
+  }),
+  wallets: endpoint({
+    method: "GET", path: "/api/alerts/custom-wallets", summary: "The caller's custom wallets and cap (cap 0 below the whale tier)", tags,
+    response: CustomWalletsResponse
+  }),
+  addWallet: endpoint({
+    method: "POST", path: "/api/alerts/custom-wallets", summary: "Monitor a wallet (whale tier; checked address; from the next block)", tags,
+    body: CreateCustomWalletRequest, response: CustomWallet
+  }),
+  removeWallet: endpoint({
+    method: "DELETE", path: "/api/alerts/custom-wallets/{wallet_id}", summary: "Stop monitoring a custom wallet", tags,
+    params: WalletIdParams, response: DeletedResponse
+  }),
+  processTx: endpoint({
+    method: "POST", path: "/api/alerts/process-tx", summary: "Internal: one raw transaction record onto chain.tx (X-Internal-Secret)", tags: internal,
+    body: InternalTxRequest, response: AcceptedResponse
+  }),
+  customWalletTx: endpoint({
+    method: "POST", path: "/api/alerts/custom-wallet-tx", summary: "Internal: a record of a monitored custom wallet onto chain.tx (X-Internal-Secret)", tags: internal,
+    body: InternalTxRequest, response: AcceptedResponse
+  }),
+  dispatch: endpoint({
+    method: "POST", path: "/api/alerts/dispatch", summary: "Internal: a batch of records (chain.tx) or one domain event (domain.events) (X-Internal-Secret)",
+    tags: internal, body: DispatchRequest, response: AcceptedResponse
+  })
+}

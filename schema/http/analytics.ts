@@ -3,7 +3,9 @@
  * the MCP tools, the WebSocket topics `index` / `top-tokens` and the console.
  */
 import { z } from "zod"
+import { intParam } from "../common"
 import { WhaleTx } from "../records"
+import { endpoint } from "./endpoint"
 
 /** Where the numbers come from; `demo` marks the built-in demo chain (never real market data). */
 export const DataSource = z.enum(["rpc", "replay", "demo", "mixed", "none"])
@@ -114,3 +116,36 @@ export type Positioning = z.infer<typeof Positioning>
  */
 export const WhaleTrade = WhaleTx.omit({ log_index: true, counter_token: true }).extend({ source: DataSource })
 export type WhaleTrade = z.infer<typeof WhaleTrade>
+
+export const WalletSearchQuery = z.object({
+  q: z.string().trim().max(100).optional().default(""),
+  limit: intParam({ min: 1, max: 100, default: 20 })
+})
+
+export const WalletSearchResult = z.object({
+  address: z.string(),
+  label: z.string(),
+  cohort: z.enum(["mega", "large", "mid", "small"]),
+  active: z.boolean(),
+  /** Buys + withdrawals − sells − deposits (USD) over the last 7 UTC days, today included. */
+  net_flow_7d_usd: z.number(),
+  trades_7d: z.number().int(),
+  /** Last day with records within those 7 days. */
+  last_active_day: z.string().nullable()
+})
+export const WalletSearchData = z.object({ wallets: z.array(WalletSearchResult) })
+export type WalletSearchData = z.infer<typeof WalletSearchData>
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints (the read models where spec §4.8 puts them for the alerts pages; anonymous)
+
+export const AnalyticsEndpoints = {
+  stats: endpoint({
+    method: "GET", path: "/api/alerts/stats", summary: "Platform stats: tracked wallet count, 24h whale buy and sell volume, latest block", tags: ["alerts"],
+    response: Stats
+  }),
+  walletSearch: endpoint({
+    method: "GET", path: "/api/alerts/wallet-search", summary: "Search tracked wallets by address prefix or label", tags: ["alerts"],
+    query: WalletSearchQuery, response: WalletSearchData
+  })
+}

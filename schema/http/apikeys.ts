@@ -1,5 +1,6 @@
 /** API keys (spec §2.3, §4.3): created by whale-tier users, listed by prefix, revoked by prefix. */
 import { z } from "zod"
+import { endpoint } from "./endpoint"
 
 /** `whk_live_` + 32 base62 characters: recognisable by secret scanners. */
 export const API_KEY_PATTERN = /^whk_live_[0-9A-Za-z]{32}$/
@@ -38,3 +39,19 @@ export const RevokeKeyRequest = z.object({
 export type RevokeKeyRequest = z.infer<typeof RevokeKeyRequest>
 
 export const RevokeKeyResponse = z.object({ revoked: z.literal(true), prefix: z.string() })
+
+const tags = ["api-keys"]
+
+export const ApiKeyEndpoints = {
+  create: endpoint({
+    method: "POST", path: "/api/keys/create", summary: "Create an API key (whale tier); the full key is returned only here", tags,
+    body: CreateKeyRequest, response: CreateKeyResponse
+  }),
+  list: endpoint({
+    method: "GET", path: "/api/keys", summary: "The caller's active API keys: prefix, name, created, last used (never the key)", tags, response: ListKeysResponse
+  }),
+  revoke: endpoint({
+    method: "POST", path: "/api/keys/revoke", summary: "Revoke one of the caller's keys by its prefix (first 12 characters)", tags,
+    body: RevokeKeyRequest, response: RevokeKeyResponse
+  })
+}

@@ -2,6 +2,7 @@
 import { z } from "zod"
 import { email } from "../common"
 import { Tier } from "../tiers"
+import { endpoint } from "./endpoint"
 
 export const PASSWORD_MIN_LENGTH = 10
 export const PASSWORD_MAX_LENGTH = 256
@@ -113,3 +114,71 @@ export const TierResponse = z.object({ tier: Tier })
 export const OkResponse = z.object({ ok: z.literal(true), message: z.string() })
 
 export const TrialResponse = z.object({ ok: z.literal(true), tier: Tier, trial_ends_at: z.string() })
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints
+
+/** The reset-password page: with a mailed token, the new-password form; without, the forgot-password form. */
+export const ResetPageQuery = z.object({ token: LinkToken.optional() })
+
+const tags = ["auth"]
+
+export const AuthEndpoints = {
+  register: endpoint({
+    method: "POST", path: "/auth/register", summary: "Create an account and mail its verification link (same answer for a taken address)", tags,
+    body: RegisterRequest, response: OkResponse
+  }),
+  login: endpoint({ method: "POST", path: "/auth/login", summary: "Sign in; returns a session token and sets the whale_token cookie", tags, body: LoginRequest, response: SessionResponse }),
+  refresh: endpoint({
+    method: "POST", path: "/auth/refresh", summary: "New session token from a refresh token (whale_refresh cookie or body); rotates it", tags,
+    body: RefreshRequest, response: SessionResponse
+  }),
+  logout: endpoint({
+    method: "POST", path: "/auth/logout", summary: "End this session (or every session with everywhere=true); clears the cookies; always 200", tags,
+    body: LogoutRequest, response: OkResponse
+  }),
+  tier: endpoint({ method: "GET", path: "/auth/tier", summary: "The caller's tier, or anon; always 200, never reveals who the caller is", tags, response: TierResponse }),
+  me: endpoint({ method: "GET", path: "/auth/me", summary: "The signed-in account", tags, response: MeResponse }),
+  profile: endpoint({ method: "POST", path: "/auth/profile", summary: "Update the display name (empty clears it)", tags, body: ProfileRequest, response: MeResponse }),
+  accountType: endpoint({
+    method: "POST", path: "/auth/account-type",
+    summary: "Switch to a business account or update its company details; never business → personal; touches no tier or billing data", tags,
+    body: AccountTypeRequest, response: MeResponse
+  }),
+  password: endpoint({
+    method: "POST", path: "/auth/password", summary: "Change the password; ends every session and opens a fresh one for the caller", tags,
+    body: PasswordChangeRequest, response: SessionResponse
+  }),
+  resendVerification: endpoint({
+    method: "POST", path: "/auth/resend-verification", summary: "Mail a new verification link to the signed-in, unverified account", tags, response: OkResponse
+  }),
+  verifyEmail: endpoint({
+    method: "GET", path: "/auth/verify-email", summary: "Verify the e-mail address with the mailed link (a page for a browser)", tags,
+    query: TokenQuery, response: OkResponse
+  }),
+  forgotPassword: endpoint({
+    method: "POST", path: "/auth/forgot-password", summary: "Mail a password reset link; always 200 with the same answer", tags,
+    body: EmailOnlyRequest, response: OkResponse
+  }),
+  resetPasswordPage: endpoint({
+    method: "GET", path: "/auth/reset-password", summary: "Page: the new-password form of a reset link (or the forgot-password form)", tags,
+    query: ResetPageQuery, produces: "text/html"
+  }),
+  resetPassword: endpoint({
+    method: "POST", path: "/auth/reset-password", summary: "Set a new password with the mailed token; ends every session", tags,
+    body: ResetPasswordRequest, response: OkResponse
+  }),
+  magicLink: endpoint({
+    method: "POST", path: "/auth/magic-link", summary: "Mail a one-time sign-in link; always 200 with the same answer", tags,
+    body: EmailOnlyRequest, response: OkResponse
+  }),
+  magicLogin: endpoint({
+    method: "GET", path: "/auth/magic-login",
+    summary: "Sign in with a magic_login link: sets the session cookie and redirects to /, or to /login?error=<reason>", tags,
+    query: TokenQuery, produces: "text/html"
+  }),
+  activateTrial: endpoint({
+    method: "GET", path: "/auth/activate-trial", summary: "Start the 7-day Alpha trial of a verified free account (link valid 30 days)", tags,
+    query: TokenQuery, response: TrialResponse
+  })
+}

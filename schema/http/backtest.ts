@@ -3,6 +3,7 @@
  * costs a follower pays; `GET /api/backtest/sample` is the public 90-day summary. Returns are fractions.
  */
 import { z } from "zod"
+import { endpoint } from "./endpoint"
 import { Median, Rate } from "./picks"
 
 const MAX_RANGE_DAYS = 731
@@ -82,3 +83,14 @@ export const BacktestSample = z.object({
   generated_at: z.string()
 })
 export type BacktestSample = z.infer<typeof BacktestSample>
+
+export const BacktestEndpoints = {
+  run: endpoint({
+    method: "POST", path: "/api/backtest/run", summary: "Runs a backtest of graded picks with costs, point-in-time (alpha tier or higher)", tags: ["backtest"],
+    body: BacktestRequest, bodyKind: "json", response: BacktestResponse
+  }),
+  sample: endpoint({
+    method: "GET", path: "/api/backtest/sample", summary: "Public summary of graded outcomes of the last 90 days (7-day-close rule, individual fires excluded)",
+    tags: ["backtest"], response: BacktestSample
+  })
+}

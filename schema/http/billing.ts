@@ -1,5 +1,6 @@
 /** Wire contracts of billing (server/domains/billing, the /billing console page). */
 import { z } from "zod"
+import { endpoint } from "./endpoint"
 
 export const PaidTier = z.enum(["pro", "alpha", "whale"])
 export const BillingInterval = z.enum(["monthly", "yearly"])
@@ -51,3 +52,52 @@ export const BillingStatusResponse = z.object({
 export type BillingStatusResponse = z.infer<typeof BillingStatusResponse>
 
 export const WebhookAck = z.object({ received: z.literal(true), outcome: z.string(), duplicate: z.boolean() })
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints
+
+const tags = ["billing"]
+
+export const BillingEndpoints = {
+  status: endpoint({
+    method: "GET", path: "/api/billing/status", summary: "The caller's plan, subscription, pending change and what they can do", tags,
+    response: BillingStatusResponse
+  }),
+  checkout: endpoint({
+    method: "POST", path: "/api/subscribe/cardprocessor", summary: "A hosted card checkout session (subscription) for a tier and interval", tags,
+    body: CheckoutRequest, response: CheckoutResponse
+  }),
+  portal: endpoint({
+    method: "POST", path: "/api/billing/portal", summary: "A card-provider customer portal session (409 without a card customer)", tags, response: PortalResponse
+  }),
+  switchYearly: endpoint({
+    method: "POST", path: "/api/billing/switch-yearly", summary: "Monthly to yearly at the founding price, confirmed on the provider's hosted page", tags,
+    response: PortalResponse
+  }),
+  cancel: endpoint({
+    method: "POST", path: "/api/subscribe/cancel", summary: "Cancel at period end; the reason and the confirmation mail are best-effort", tags,
+    body: CancelRequest, response: SubscriptionView
+  }),
+  cancelFeedback: endpoint({
+    method: "POST", path: "/api/subscribe/cancel-feedback", summary: "Bookkeeping only: a cancel flow opened but not completed", tags,
+    body: CancelFeedbackRequest, response: OkResponse
+  }),
+  downgrade: endpoint({
+    method: "POST", path: "/api/subscribe/downgrade", summary: "Cancel now, keep access to the period end, then re-subscribe at the lower tier", tags,
+    body: DowngradeRequest, response: SubscriptionView
+  }),
+  currencies: endpoint({ method: "GET", path: "/api/crypto/currencies", summary: "Crypto currencies accepted for payment (cached)", tags, response: CurrenciesResponse }),
+  crypto: endpoint({
+    method: "POST", path: "/api/subscribe/crypto", summary: "A crypto payment invoice for a tier and interval", tags,
+    body: CryptoSubscribeRequest, response: CryptoInvoiceResponse
+  }),
+  /** The providers' webhooks: the signature is verified on the raw bytes, so the body is read raw. */
+  cardWebhook: endpoint({
+    method: "POST", path: "/webhooks/cardprocessor", summary: "Card provider events (Stripe-Signature verified on the raw body)", tags: ["webhooks"],
+    bodyKind: "raw", body: z.any(), response: WebhookAck
+  }),
+  cryptoWebhook: endpoint({
+    method: "POST", path: "/webhooks/cryptoprocessor", summary: "Crypto processor IPNs (x-nowpayments-sig verified)", tags: ["webhooks"],
+    bodyKind: "raw", body: z.any(), response: WebhookAck
+  })
+}

@@ -1,6 +1,7 @@
 /** Wire contracts of the console's own read endpoints (server/gateways/console), shared with client/. */
 import { z } from "zod"
 import { DataSource, TokenFlow, WhaleTrade } from "./analytics"
+import { endpoint } from "./endpoint"
 
 export const TokenParams = z.object({ token: z.string().trim().min(1).max(64) })
 
@@ -15,6 +16,13 @@ export const TokenDetail = z.object({
   meta: z.object({ source: DataSource, demo: z.boolean(), generated_at: z.string() })
 })
 export type TokenDetail = z.infer<typeof TokenDetail>
+
+export const ConsoleEndpoints = {
+  token: endpoint({
+    method: "GET", path: "/api/console/tokens/{token}", summary: "A token's whale flows and recent whale trades (the console's token page)", tags: ["console"],
+    params: TokenParams, response: TokenDetail
+  })
+}
 
 /** How the server answers a console page's path (see CONSOLE_PAGES). */
 export type ConsoleServed = "shell" | "signed-in" | "domain"

@@ -7,7 +7,8 @@ import { z } from "zod"
 import { intParam } from "../common"
 import { WhaleCategory } from "../records"
 import { Tier } from "../tiers"
-import { DataSource, Timeframe, TokenFlow, WhaleTrade } from "./analytics"
+import { DataSource, Positioning, Stats, Timeframe, TokenFlow, TopTokens, WalletSearchData, WalletSearchQuery, WhaleIndex, WhaleTrade } from "./analytics"
+import { endpoint } from "./endpoint"
 
 export const EnvelopeMeta = z.object({
   tier: Tier,
@@ -65,21 +66,42 @@ export const UsageData = z.object({
 })
 export type UsageData = z.infer<typeof UsageData>
 
-export const WalletSearchQuery = z.object({
-  q: z.string().trim().max(100).optional().default(""),
-  limit: intParam({ min: 1, max: 100, default: 20 })
-})
+/** The wallet search of the alerts pages, also keyed (`/api/v1/wallets`). */
+export { WalletSearchData, WalletSearchQuery, WalletSearchResult } from "./analytics"
 
-export const WalletSearchResult = z.object({
-  address: z.string(),
-  label: z.string(),
-  cohort: z.enum(["mega", "large", "mid", "small"]),
-  active: z.boolean(),
-  /** Buys + withdrawals − sells − deposits (USD) over the last 7 UTC days, today included. */
-  net_flow_7d_usd: z.number(),
-  trades_7d: z.number().int(),
-  /** Last day with records within those 7 days. */
-  last_active_day: z.string().nullable()
-})
-export const WalletSearchData = z.object({ wallets: z.array(WalletSearchResult) })
-export type WalletSearchData = z.infer<typeof WalletSearchData>
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints (X-API-Key, whale tier). A bad query is a 422 counted against the quota, with the quota headers.
+
+const tags = ["data-api"]
+
+export const DataApiEndpoints = {
+  whaleIndex: endpoint({
+    method: "GET", path: "/api/v1/whale-index", summary: "Whale Sentiment Index: today's score, components with weights, 30-day history", tags,
+    response: envelope(WhaleIndex)
+  }),
+  topTokens: endpoint({
+    method: "GET", path: "/api/v1/top-tokens", summary: "Top tokens by whale volume for tf = 1H, 24H or 7D (stablecoins excluded)", tags,
+    query: TimeframeQuery, response: envelope(TopTokens)
+  }),
+  flows: endpoint({
+    method: "GET", path: "/api/v1/flows", summary: "Per-token flows: dex_buy_usd, dex_sell_usd, exchange_withdraw_usd, exchange_deposit_usd", tags,
+    query: FlowsQuery, response: envelope(FlowsData)
+  }),
+  transactions: endpoint({
+    method: "GET", path: "/api/v1/transactions", summary: "Whale transactions, newest first; page with before_id → next_before_id", tags,
+    query: TransactionsQuery, response: envelope(TransactionsData)
+  }),
+  positioning: endpoint({
+    method: "GET", path: "/api/v1/positioning", summary: "Accumulation by asset and size cohort with divergence and top accumulators", tags,
+    response: envelope(Positioning)
+  }),
+  stats: endpoint({ method: "GET", path: "/api/v1/stats", summary: "Tracked wallets, 24h whale buy and sell volume, latest block", tags, response: envelope(Stats) }),
+  wallets: endpoint({
+    method: "GET", path: "/api/v1/wallets", summary: "Search tracked wallets by address prefix or label", tags,
+    query: WalletSearchQuery, response: envelope(WalletSearchData)
+  }),
+  usage: endpoint({
+    method: "GET", path: "/api/v1/usage", summary: "The caller's requests today (all keys of the account), limit and reset time", tags,
+    response: envelope(UsageData)
+  })
+}

@@ -5,6 +5,7 @@
 import { z } from "zod"
 import { address, intParam } from "../common"
 import { WhaleTx } from "../records"
+import { endpoint } from "./endpoint"
 
 const positive = z.coerce.number().refine((n) => Number.isFinite(n) && n > 0, "Input should be greater than 0")
 
@@ -207,3 +208,75 @@ export const EchoSettingsUpdate = z.object({ echo_live: z.boolean().optional(), 
 /** `user:<id>` kind `echo`: the live valuation (and what caused it). */
 export const EchoUserEvent = z.object({ reason: z.enum(["trade", "price", "reset", "auto-copy", "skip", "retraction"]), portfolio: Portfolio, trade: Trade.nullable().optional(), skip: z.string().nullable().optional() })
 export type EchoUserEvent = z.infer<typeof EchoUserEvent>
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints: whale tier (or the free preview; administrators always) while Echo is live, but `tokens`,
+// `token-lookup` and `settings` (anyone) and `admin/settings` (administrators).
+
+export const AddressParams = z.object({ address })
+const tags = ["echo"]
+
+export const EchoEndpoints = {
+  portfolio: endpoint({ method: "GET", path: "/api/echo/portfolio", summary: "Cash, holdings at live prices, total value and P&L", tags, response: Portfolio }),
+  feed: endpoint({
+    method: "GET", path: "/api/echo/feed", summary: "The whale feed (DEX trades), newest first, with a copy hint", tags, query: FeedQuery, response: FeedPage
+  }),
+  trade: endpoint({
+    method: "POST", path: "/api/echo/trade", summary: "A manual simulated trade, BUY or SELL, by usd or quantity", tags, body: TradeRequest, response: TradeResponse
+  }),
+  copy: endpoint({
+    method: "POST", path: "/api/echo/copy", summary: "Copy one whale trade at a chosen size, filled honestly (delay, slippage, gas)", tags,
+    body: CopyRequest, response: TradeResponse
+  }),
+  trades: endpoint({
+    method: "GET", path: "/api/echo/trades", summary: "Trade history, newest first, with the total count", tags, query: TradesQuery, response: TradesPage
+  }),
+  leaderboard: endpoint({
+    method: "GET", path: "/api/echo/leaderboard", summary: "Top 100 by return with a risk-adjusted column, and the caller's rank", tags, response: Leaderboard
+  }),
+  analytics: endpoint({
+    method: "GET", path: "/api/echo/analytics", summary: "Win rate, P&L, profit factor, best/worst, holding time, copy versus whale", tags, response: Analytics
+  }),
+  hotTokens: endpoint({ method: "GET", path: "/api/echo/hot-tokens", summary: "Top tokens by whale volume in the last 24 h", tags, response: HotTokens }),
+  chart: endpoint({
+    method: "GET", path: "/api/echo/token/{address}/chart-data", summary: "OHLC from priced whale trades and market stats (cached 5 minutes)", tags,
+    params: AddressParams, query: ChartQuery, response: ChartData
+  }),
+  tokens: endpoint({
+    method: "GET", path: "/api/echo/tokens", summary: "Tracked tokens (no stablecoins, ETH derivatives or blacklisted) by trade count; cached 5 minutes", tags,
+    response: TokenList
+  }),
+  lookup: endpoint({
+    method: "GET", path: "/api/echo/token-lookup", summary: "Symbol and current price of a contract address", tags, query: TokenLookupQuery, response: TokenLookup
+  }),
+  flow: endpoint({
+    method: "GET", path: "/api/echo/token/{address}/flow", summary: "24 h whale buy/sell flow of a token", tags, params: AddressParams, response: TokenFlow
+  }),
+  reset: endpoint({
+    method: "POST", path: "/api/echo/reset", summary: "Back to the starting balance; holdings and history wiped (the leaderboard counts resets)", tags,
+    response: ResetResponse
+  }),
+  lagCurve: endpoint({
+    method: "GET", path: "/api/echo/wallet/{address}/lag-curve", summary: "Edge versus lag: copying this wallet at 0, 1, 5 and 25 blocks, after costs", tags,
+    params: AddressParams, response: LagCurve
+  }),
+  rules: endpoint({ method: "GET", path: "/api/echo/autocopy", summary: "The caller's auto-copy rules", tags, response: AutoCopyList }),
+  setRule: endpoint({
+    method: "POST", path: "/api/echo/autocopy", summary: "Follow a whale wallet automatically (fixed USD or a fraction of its size, capped per trade)", tags,
+    body: AutoCopyRule, response: AutoCopyList
+  }),
+  deleteRule: endpoint({
+    method: "DELETE", path: "/api/echo/autocopy/{address}", summary: "Stop following a wallet", tags, params: AddressParams, response: AutoCopyList
+  }),
+  shadow: endpoint({ method: "GET", path: "/api/echo/shadow", summary: "Auto-copy skips kept as shadow positions, valued now", tags, response: Shadow }),
+  settings: endpoint({ method: "GET", path: "/api/echo/settings", summary: "Whether Echo is live and open as a free preview", tags, response: EchoSettings }),
+  updateSettings: endpoint({
+    method: "PUT", path: "/api/echo/admin/settings", summary: "Set echo_live / echo_free_preview (administrators; every process follows within seconds)", tags,
+    body: EchoSettingsUpdate, response: EchoSettings
+  }),
+  /** The Echo page: the console for whoever may use Echo, decided on the server (server/domains/echo/Page.ts). */
+  page: endpoint({
+    method: "GET", path: "/echo", summary: "The Echo simulator page (whale tier; free preview and coming-soon settings)", tags: ["echo", "pages"],
+    produces: "text/html"
+  })
+}

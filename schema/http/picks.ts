@@ -5,6 +5,7 @@
  */
 import { z } from "zod"
 import { intParam } from "../common"
+import { endpoint } from "./endpoint"
 
 export const PickStatus = z.enum(["PENDING", "GRADED", "UNPRICED", "VOID"])
 export type PickStatus = z.infer<typeof PickStatus>
@@ -174,3 +175,51 @@ export const LedgerEntryRow = z.object({
   payload: z.string(), prev_hash: z.string(), hash: z.string()
 })
 export const LedgerEntries = z.object({ entries: z.array(LedgerEntryRow), next_after_seq: z.number().int().nullable() })
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints: everything graded is public; `recent` shows young PENDING picks to pro tier and above only
+
+const tags = ["picks"]
+
+export const PicksEndpoints = {
+  summary: endpoint({
+    method: "GET", path: "/api/picks2/summary", summary: "Headline counts, runner distribution, peak versus close, follow-through (rates with n and 95 % intervals)",
+    tags, response: Summary
+  }),
+  distributions: endpoint({
+    method: "GET", path: "/api/picks2/distributions", summary: "Histograms of highest reading and 7-day close, median return per day 1–7, monthly series",
+    tags, response: Distributions
+  }),
+  bands: endpoint({ method: "GET", path: "/api/picks2/bands", summary: "Outcome by number of flagging addresses and by conviction band", tags, response: Bands }),
+  tokens: endpoint({ method: "GET", path: "/api/picks2/tokens", summary: "One row per picked token", tags, query: TokensQuery, response: Tokens }),
+  token: endpoint({ method: "GET", path: "/api/picks2/token/{symbol}", summary: "The dated picks of one token", tags, params: SymbolParams, response: TokenPicks }),
+  /** Streamed (chunked), a batch of rows per query: no cap, and no body held whole in memory. */
+  picks: endpoint({ method: "GET", path: "/api/picks2/picks", summary: "Every graded pick, one row each (no server-side cap)", tags, response: PicksList }),
+  recent: endpoint({
+    method: "GET", path: "/api/picks2/recent", summary: "Recently flagged picks, PENDING included (live PENDING picks: pro tier or higher)", tags, response: Recent
+  }),
+  behaviour: endpoint({
+    method: "GET", path: "/api/picks2/behaviour", summary: "What tracked whales did after a pick: hold time, exit move, route", tags, response: Behaviour
+  }),
+  wallets: endpoint({
+    method: "GET", path: "/api/picks2/wallets", summary: "Tracked wallets' activity on picks they exited (truncated addresses)", tags,
+    query: WalletsQuery, response: Wallets
+  }),
+  exitTiming: endpoint({
+    method: "GET", path: "/api/picks2/exit-timing/{pick_id}", summary: "Every dated whale exit of one pick", tags, params: PickIdParams, response: ExitTiming
+  }),
+  topRunners: endpoint({
+    method: "GET", path: "/api/picks2/top-runners", summary: "Highest readings within the 10–300 % band", tags, query: TopRunnersQuery, response: PicksList
+  }),
+  exitTimingIndex: endpoint({
+    method: "GET", path: "/api/picks2/exit-timing", summary: "Picks with enough dated exits to chart, at most two per token", tags,
+    query: ExitTimingIndexQuery, response: PicksList
+  }),
+  ledger: endpoint({
+    method: "GET", path: "/api/picks2/ledger", summary: "The picks ledger: head and daily root hashes, and how to verify them", tags, response: LedgerSummary
+  }),
+  ledgerEntries: endpoint({
+    method: "GET", path: "/api/picks2/ledger/entries", summary: "Ledger entries in order, with payloads and hashes", tags,
+    query: LedgerEntriesQuery, response: LedgerEntries
+  })
+}

@@ -5,6 +5,7 @@
  */
 import { z } from "zod"
 import { intLike, intParam } from "../common"
+import { endpoint } from "./endpoint"
 
 export const CATEGORIES = ["fomc", "cpi", "jobs", "etf", "unlock", "upgrade", "listing", "exploit", "other"] as const
 export const EventCategory = z.enum(CATEGORIES)
@@ -377,3 +378,76 @@ export const CalendarEntry = z.strictObject({
   ...eventFields
 })
 export type CalendarEntry = z.infer<typeof CalendarEntry>
+
+// ------------------------------------------------------------------------------------------------------------
+// Endpoints: reads for the whale tier and above, writes for administrators (401 anonymous, 403 otherwise)
+
+const tags = ["playbook"]
+
+export const PlaybookEndpoints = {
+  /** The page, gated on the server before the console is served (anonymous: sign in; below whale: the upgrade page). */
+  page: endpoint({
+    method: "GET", path: "/playbook", summary: "The event playbook page (whale tier; anonymous callers are sent to sign in)", tags, produces: "text/html"
+  }),
+  events: endpoint({
+    method: "GET", path: "/api/playbook/events", summary: "List events, newest first (category, status, limit 50)", tags, query: EventsQuery, response: EventList
+  }),
+  create: endpoint({
+    method: "POST", path: "/api/playbook/events", summary: "Create an event (admin)", tags, body: CreateEventRequest, bodyKind: "json", response: PlaybookEvent
+  }),
+  past: endpoint({
+    method: "GET", path: "/api/playbook/past-events", summary: "SCHEDULED events whose time has passed plus every COMPLETED one, newest first", tags,
+    query: PastEventsQuery, response: PastEventList
+  }),
+  detail: endpoint({
+    method: "GET", path: "/api/playbook/events/{event_id}", summary: "An event with the flow metrics of its window", tags,
+    params: EventIdParams, response: EventDetail
+  }),
+  update: endpoint({
+    method: "PUT", path: "/api/playbook/events/{event_id}", summary: "Update an event (admin); the fields given replace the stored ones", tags,
+    params: EventIdParams, body: UpdateEventRequest, bodyKind: "json", response: PlaybookEvent
+  }),
+  flow: endpoint({
+    method: "GET", path: "/api/playbook/events/{event_id}/flow", summary: "Buy/sell/net per bucket of `bucket` minutes over the window", tags,
+    params: EventIdParams, query: FlowQuery, response: EventFlow
+  }),
+  live: endpoint({ method: "GET", path: "/api/playbook/live", summary: "The LIVE event with real-time metrics, or null", tags, response: LiveResponse }),
+  patterns: endpoint({ method: "GET", path: "/api/playbook/patterns", summary: "Whale reaction patterns per event category", tags, response: Patterns }),
+  impact: endpoint({
+    method: "GET", path: "/api/playbook/impact", summary: "COMPLETED events by absolute net flow", tags, query: ImpactQuery, response: ImpactList
+  }),
+  positioning: endpoint({
+    method: "GET", path: "/api/playbook/positioning", summary: "Pre-positioning gauge of each upcoming SCHEDULED event", tags,
+    query: PositioningQuery, response: PositioningList
+  }),
+  confluence: endpoint({
+    method: "GET", path: "/api/playbook/confluence", summary: "Clusters of two or more high-severity events within `window_days`", tags,
+    query: ConfluenceQuery, response: ConfluenceList
+  }),
+  setStatus: endpoint({
+    method: "POST", path: "/api/playbook/events/{event_id}/status", summary: "Status transition (admin): SCHEDULED → LIVE → COMPLETED", tags,
+    params: EventIdParams, body: StatusRequest, bodyKind: "json", response: PlaybookEvent
+  }),
+  search: endpoint({
+    method: "GET", path: "/api/playbook/search", summary: "Search events (q, category, flow, sort, token, limit 20)", tags, query: SearchQuery, response: SearchResult
+  }),
+  compare: endpoint({
+    method: "GET", path: "/api/playbook/compare", summary: "Two events side by side with their differences", tags, query: CompareQuery, response: CompareResult
+  }),
+  recovery: endpoint({
+    method: "GET", path: "/api/playbook/events/{event_id}/recovery", summary: "Hourly net flow after the timestamp and the recovery point", tags,
+    params: EventIdParams, response: RecoveryResult
+  }),
+  signals: endpoint({
+    method: "GET", path: "/api/playbook/events/{event_id}/signals", summary: "The 6 hours before: buckets, biggest trades, most active wallets", tags,
+    params: EventIdParams, response: SignalsResult
+  }),
+  fastest: endpoint({
+    method: "GET", path: "/api/playbook/events/{event_id}/fastest", summary: "The first whale records after the timestamp", tags,
+    params: EventIdParams, query: FastestQuery, response: FastestResult
+  }),
+  recompute: endpoint({
+    method: "POST", path: "/api/playbook/events/{event_id}/recompute", summary: "Recompute a COMPLETED event's final metrics (admin)", tags,
+    params: EventIdParams, response: EventDetail
+  })
+}

@@ -1,6 +1,7 @@
 /** Wire contracts of the watchlist (server/domains/watchlist), shared with the console. */
 import { z } from "zod"
 import { intParam } from "../common"
+import { endpoint } from "./endpoint"
 
 /** A token: a 0x address or a known symbol (`ETH` included). */
 export const AddWatchlistRequest = z.object({ token: z.string().trim().min(1).max(64) })
@@ -38,6 +39,12 @@ export const Watchlist = z.object({
 export type Watchlist = z.infer<typeof Watchlist>
 
 export const AddWatchlistResponse = z.object({ created: z.boolean(), item: WatchlistItem })
+export const RemovedResponse = z.object({ ok: z.literal(true) })
+/** A verified account's token joins at once; an unverified one's waits for the verification. */
+export const PendingResponse = z.union([
+  AddWatchlistResponse.extend({ pending: z.literal(false) }),
+  z.object({ pending: z.literal(true), token: z.string(), symbol: z.string() })
+])
 
 /** One live update on the user's topic (`user:<id>`, kind `watchlist`): a whale trade of a watched token. */
 export const WatchlistLive = z.object({
@@ -50,3 +57,35 @@ export const WatchlistLive = z.object({
   ts: z.string()
 })
 export type WatchlistLive = z.infer<typeof WatchlistLive>
+
+const tags = ["watchlist"]
+
+export const WatchlistEndpoints = {
+  list: endpoint({
+    method: "GET", path: "/api/watchlist", summary: "The caller's watchlist: price, change since added, 24 h whale flow, open pick", tags, response: Watchlist
+  }),
+  add: endpoint({
+    method: "POST", path: "/api/watchlist", summary: "Add a token (address or known symbol); an existing one answers 200 with the item", tags,
+    body: AddWatchlistRequest, response: AddWatchlistResponse
+  }),
+  remove: endpoint({
+    method: "DELETE", path: "/api/watchlist/{item_id}", summary: "Remove an item (another user's item answers 404)", tags, params: ItemParams, response: RemovedResponse
+  }),
+  addPending: endpoint({
+    method: "POST", path: "/api/watchlist/pending", summary: "Remember a token for a just-signed-up user; it joins the watchlist once the e-mail is verified",
+    tags, body: AddWatchlistRequest, response: PendingResponse
+  }),
+  /** The pages people reach from e-mails: a bad or expired link shows a friendly page (200), never an error. */
+  quickAddPage: endpoint({
+    method: "GET", path: "/watchlist/quick-add", summary: "One-tap confirm page for a token linked from an e-mail (signed, expiring `ref`)", tags,
+    query: QuickAddQuery, produces: "text/html"
+  }),
+  quickAdd: endpoint({
+    method: "POST", path: "/watchlist/quick-add", summary: "Confirm a quick add (signed in; otherwise sign in and come back)", tags,
+    body: QuickAddForm, response: AddWatchlistResponse
+  }),
+  interest: endpoint({
+    method: "GET", path: "/watchlist/interest", summary: "Remember a category picked in an e-mail (signed `s`), then show it", tags,
+    query: InterestQuery, produces: "text/html"
+  })
+}

@@ -169,6 +169,12 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       /** A request body must arrive whole within this long (408 and the connection closed otherwise: slow senders). */
       bodyTimeoutMs: yield* Config.integer("BODY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+      /**
+       * Whether 2xx JSON answers are checked against their route's response schema (http/ResponseCheck.ts): `strict`
+       * answers a mismatch 500 `response_contract` (the test harness), `warn` logs it (the default outside production),
+       * `off` skips the check (the default in production).
+       */
+      responseCheck: yield* Config.literal("off", "warn", "strict")("RESPONSE_CHECK").pipe(Config.withDefault(production ? "off" as const : "warn" as const)),
       /** How long shutdown waits for in-flight requests before closing connections. */
       shutdownGraceMs: yield* Config.integer("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
       /** Pool size towards PostgreSQL (and the embedded server's connection limit). */

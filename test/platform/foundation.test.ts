@@ -66,6 +66,16 @@ describe("operations endpoints", () => {
     expect(waitlist.responses["422"]).toBeDefined()
     expect(doc.paths["/email/unsubscribe"].get.parameters).toContainEqual(expect.objectContaining({ name: "token", in: "query", required: false }))
   })
+
+  it("openapi.json carries the schemas' bounds: integer parameters with their limits and defaults", async () => {
+    const doc = await (await json("/openapi.json")).json()
+    const param = (path: string, method: string, name: string) =>
+      (doc.paths[path][method].parameters as Array<{ name: string; schema: unknown }>).find((p) => p.name === name)?.schema
+    expect(param("/api/v1/transactions", "get", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 500, default: 100 })
+    expect(param("/api/v1/wallets", "get", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20 })
+    expect(param("/api/alerts/{alert_id}", "put", "alert_id")).toEqual({ type: "integer", minimum: 1 })
+    expect(param("/api/alerts/history", "get", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 200, default: 50 })
+  })
 })
 
 describe("HTTP behaviour", () => {

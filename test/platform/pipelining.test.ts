@@ -25,7 +25,7 @@ beforeAll(async () => {
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
   )
   const routes = [
-    route({ method: "GET", path: "/sync/{n}", summary: "", guard: Guard.anon, params: z.object({ n: z.string() }), handler: ({ params }) => Effect.succeed({ n: params.n }) }),
+    route({ method: "GET", path: "/sync/{n}", summary: "", params: z.object({ n: z.string() }) }, { guard: Guard.anon, handler: ({ params }) => Effect.succeed({ n: params.n }) }),
   ]
   port = (await Effect.runPromise(makeHttpServer({ routes }).pipe(Effect.provide(layer), Scope.extend(scope)))).port
 })

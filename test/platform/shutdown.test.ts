@@ -18,12 +18,12 @@ const startServer = async (graceMs: number) => {
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
   )
   const scope = Effect.runSync(Scope.make())
-  const slow = route({
-    method: "GET", path: "/slow", summary: "answers after 600 ms", guard: Guard.anon,
+  const slow = route({ method: "GET", path: "/slow", summary: "answers after 600 ms" }, {
+    guard: Guard.anon,
     handler: () => Effect.sleep("600 millis").pipe(Effect.as({ done: true }))
   })
-  const forever = route({
-    method: "GET", path: "/forever", summary: "never answers by itself", guard: Guard.anon,
+  const forever = route({ method: "GET", path: "/forever", summary: "never answers by itself" }, {
+    guard: Guard.anon,
     handler: () => Effect.never
   })
   const server = await Effect.runPromise(makeHttpServer({ routes: [slow, forever] }).pipe(Effect.provide(layer), Scope.extend(scope)))

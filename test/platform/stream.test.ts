@@ -35,20 +35,20 @@ const startServer = async (graceMs = 3_000) => {
     Stream.map((b) => (b === 0 ? "" : ",") + Array.from({ length: 100 }, (_, k) => row(b * 100 + k)).join(","))
   )
   const routes = [
-    route({
-      method: "GET", path: "/big", summary: "a large streamed JSON array", guard: Guard.anon,
+    route({ method: "GET", path: "/big", summary: "a large streamed JSON array" }, {
+      guard: Guard.anon,
       handler: () => Effect.succeed(Reply.jsonStream(Stream.concat(Stream.concat(Stream.succeed("["), rows(ROWS)), Stream.succeed("]"))))
     }),
-    route({
-      method: "GET", path: "/broken", summary: "fails after its first chunk", guard: Guard.anon,
+    route({ method: "GET", path: "/broken", summary: "fails after its first chunk" }, {
+      guard: Guard.anon,
       handler: () => Effect.succeed(Reply.jsonStream(Stream.concat(Stream.succeed('{"partial":'), Stream.fromEffect(Effect.die(new Error("lost the database"))))))
     }),
-    route({
-      method: "GET", path: "/slow", summary: "three chunks 300 ms apart", guard: Guard.anon,
+    route({ method: "GET", path: "/slow", summary: "three chunks 300 ms apart" }, {
+      guard: Guard.anon,
       handler: () => Effect.succeed(Reply.stream(Stream.make("a", "b", "c").pipe(Stream.tap(() => Effect.sleep("300 millis"))), "text/plain; charset=utf-8"))
     }),
-    route({
-      method: "GET", path: "/endless", summary: "never ends", guard: Guard.anon,
+    route({ method: "GET", path: "/endless", summary: "never ends" }, {
+      guard: Guard.anon,
       handler: () => Effect.succeed(Reply.stream(Stream.repeatEffect(Effect.sleep("50 millis").pipe(Effect.as("."))), "text/plain"))
     })
   ]

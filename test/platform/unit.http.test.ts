@@ -11,7 +11,7 @@ import { compileRoutes } from "../../server/platform/http/Router"
 import { toIssues } from "../../server/platform/http/Validate"
 
 const r = (method: "GET" | "POST" | "PUT" | "DELETE", path: string) =>
-  route({ method, path, summary: path, guard: Guard.anon, handler: () => Effect.succeed(null) })
+  route({ method, path, summary: path }, { guard: Guard.anon, handler: () => Effect.succeed(null) })
 
 describe("router", () => {
   const lookup = compileRoutes([

@@ -96,6 +96,9 @@ export const testEnv = (dataDir: string): Record<string, string> => ({
   ACTOR_BLOCK_MS: "100",
   ACTOR_STATS_INTERVAL_MS: "200",
   DB_POOL_SIZE: "5",
+  // Every 2xx JSON answer is checked against its route's response schema: a mismatch fails the test (500
+  // response_contract naming the route and the field).
+  RESPONSE_CHECK: "strict",
   // The demo chain's generated history (120 days by default) only where a test asks for it: it is ~100k records.
   DEMO_HISTORY_DAYS: "0"
 })

@@ -2,11 +2,12 @@
  * The console's HTTP agent, grouped by resource. Same-origin requests carry the session cookie; failures become
  * `HttpError` with the server's message (`detail`) and code.
  */
-import { z } from "zod"
-import { MeResponse, SessionResponse } from "../../../schema/http/auth"
-import { PublicMeta, Stats, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
-import { TokenDetail } from "../../../schema/http/console"
-import { RestartAccepted } from "../../../schema/http/ops"
+import type { z } from "zod"
+import { AuthEndpoints as Auth } from "../../../schema/http/auth"
+import { ConsoleEndpoints } from "../../../schema/http/console"
+import { type BodyOf, type Endpoint, type ParamsOf, pathOf, type QueryOf, type ResponseOf } from "../../../schema/http/endpoint"
+import { OpsEndpoints } from "../../../schema/http/ops"
+import { PublicEndpoints as Public } from "../../../schema/http/publicapi"
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly code: string | undefined, message: string) {
@@ -25,14 +26,33 @@ const messageOf = (status: number, body: unknown): { message: string; code?: str
   return { message: `Request failed (${status})` }
 }
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE"
+/** A form (`application/x-www-form-urlencoded`) instead of JSON, and extra headers (the e-mail workspace's CSRF token). */
+export interface CallOptions {
+  readonly form?: boolean
+  readonly headers?: Readonly<Record<string, string>>
+}
 
-const request = async <T,>(method: Method, path: string, body?: unknown): Promise<T> => {
+/** `params`, `query` and `body` as the contract types them; each may be left out when nothing in it is required. */
+type Field<K extends string, T> = {} extends T ? { readonly [P in K]?: T } : { readonly [P in K]: T }
+export type CallInput<E> = Field<"params", ParamsOf<E>> & Field<"query", QueryOf<E>> & Field<"body", BodyOf<E>>
+type CallArgs<E> = {} extends CallInput<E> ? [input?: CallInput<E>, options?: CallOptions] : [input: CallInput<E>, options?: CallOptions]
+
+/**
+ * A call of one endpoint by its contract (`schema/http/<domain>.ts`): the path is built from the contract and the
+ * parameters, the body sent as JSON (or as a form), and the answer parsed with the contract's response schema — an
+ * answer that does not match it is an error, never a cast. A feature's `api.ts` is a handful of these.
+ */
+export const call = async <E extends Endpoint<any, any, any, any>>(endpoint: E, ...[input, options]: CallArgs<E>): Promise<ResponseOf<E>> => {
+  const { params, query, body } = (input ?? {}) as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> }
+  const path = pathOf(endpoint, params, query)
+  const sent = endpoint.body === undefined ? undefined : (body ?? {})
+  const headers: Record<string, string> = { accept: "application/json", ...options?.headers }
+  if (sent !== undefined) headers["content-type"] = options?.form ? "application/x-www-form-urlencoded" : "application/json"
   const res = await fetch(path, {
-    method,
+    method: endpoint.method,
     credentials: "same-origin",
-    headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
+    headers,
+    body: sent === undefined ? undefined : options?.form ? new URLSearchParams(sent as Record<string, string>).toString() : JSON.stringify(sent)
   })
   const text = await res.text()
   let parsed: unknown = null
@@ -45,48 +65,35 @@ const request = async <T,>(method: Method, path: string, body?: unknown): Promis
     const { message, code } = messageOf(res.status, parsed)
     throw new HttpError(res.status, code, message)
   }
-  return parsed as T
+  if (endpoint.response === undefined) return parsed as ResponseOf<E>
+  const answer = (endpoint.response as z.ZodType).safeParse(parsed)
+  if (!answer.success) throw new HttpError(502, "unexpected_response", `Unexpected answer from ${endpoint.method} ${endpoint.path}`)
+  return answer.data as ResponseOf<E>
 }
-
-/**
- * A call whose answer is parsed with the shared zod schema of the endpoint (`schema/http/<domain>.ts`): a feature's
- * `api.ts` is a handful of these. An answer that does not match the schema is an error, never a cast.
- */
-export const call = async <S extends z.ZodType>(schema: S, method: Method, path: string, body?: unknown): Promise<z.output<S>> => {
-  const raw = await request<unknown>(method, path, body)
-  const parsed = schema.safeParse(raw)
-  if (!parsed.success) throw new HttpError(502, "unexpected_response", `Unexpected answer from ${path}`)
-  return parsed.data
-}
-
-const Tier = z.object({ tier: z.string() })
-const Ok = z.object({ ok: z.literal(true), message: z.string() })
-const LoggedOut = z.object({ ok: z.literal(true) })
-const publicOf = <S extends z.ZodType>(data: S) => z.object({ data, meta: PublicMeta })
 
 export const createAgent = () => ({
   auth: {
-    tier: () => call(Tier, "GET", "/auth/tier"),
-    me: () => call(MeResponse, "GET", "/auth/me"),
-    login: (email: string, password: string) => call(SessionResponse, "POST", "/auth/login", { email, password }),
+    tier: () => call(Auth.tier),
+    me: () => call(Auth.me),
+    login: (email: string, password: string) => call(Auth.login, { body: { email, password } }),
     register: (email: string, password: string, displayName?: string) =>
-      call(Ok, "POST", "/auth/register", { email, password, ...(displayName ? { display_name: displayName } : {}) }),
-    refresh: () => call(SessionResponse, "POST", "/auth/refresh", {}),
-    logout: () => call(LoggedOut, "POST", "/auth/logout", {}),
+      call(Auth.register, { body: { email, password, ...(displayName ? { display_name: displayName } : {}) } }),
+    refresh: () => call(Auth.refresh, { body: {} }),
+    logout: () => call(Auth.logout, { body: {} }),
     /** Both always answer 200 with the same message (no e-mail enumeration). */
-    forgotPassword: (email: string) => call(Ok, "POST", "/auth/forgot-password", { email }),
-    magicLink: (email: string) => call(Ok, "POST", "/auth/magic-link", { email })
+    forgotPassword: (email: string) => call(Auth.forgotPassword, { body: { email } }),
+    magicLink: (email: string) => call(Auth.magicLink, { body: { email } })
   },
   analytics: {
-    stats: () => call(publicOf(Stats), "GET", "/api/v1/public/stats"),
-    whaleIndex: () => call(publicOf(WhaleIndex), "GET", "/api/v1/public/whale-index"),
-    topTokens: () => call(publicOf(TopTokens), "GET", "/api/v1/public/top-tokens")
+    stats: () => call(Public.stats),
+    whaleIndex: () => call(Public.whaleIndex),
+    topTokens: () => call(Public.topTokens)
   },
   tokens: {
-    detail: (token: string) => call(TokenDetail, "GET", `/api/console/tokens/${encodeURIComponent(token)}`)
+    detail: (token: string) => call(ConsoleEndpoints.token, { params: { token } })
   },
   ops: {
-    restart: (actor: string) => call(RestartAccepted, "POST", `/ops/actors/${encodeURIComponent(actor)}/restart`)
+    restart: (actor: string) => call(OpsEndpoints.restart, { params: { name: actor } })
   }
 })
 

@@ -1,18 +1,6 @@
-/** Account and session routes (spec §4.1); the mailed-link routes are in HttpLinks.ts. */
+/** Account and session routes (spec §4.1; contracts in schema/http/auth.ts); the mailed-link routes are in HttpLinks.ts. */
 import { Effect } from "effect"
-import {
-  AccountTypeRequest,
-  LoginRequest,
-  LogoutRequest,
-  MeResponse,
-  OkResponse,
-  PasswordChangeRequest,
-  ProfileRequest,
-  RefreshRequest,
-  RegisterRequest,
-  SessionResponse,
-  TierResponse
-} from "../../../schema/http/auth"
+import { AuthEndpoints as E, TierResponse } from "../../../schema/http/auth"
 import { AppConfig } from "../../platform/Config"
 import { Unauthorized } from "../../platform/http/Errors"
 import { crossSite, crossSiteRefused } from "../../platform/http/SameOrigin"
@@ -28,8 +16,6 @@ import type { MeResponse as Me } from "../../../schema/http/auth"
 import { Sessions, type IssuedSession } from "./Sessions"
 
 export { TierResponse }
-
-const TAGS = ["auth"]
 
 export const AuthRoutes = Effect.gen(function* () {
   const config = yield* AppConfig
@@ -48,25 +34,22 @@ export const AuthRoutes = Effect.gen(function* () {
     )
 
   const core = [
-    route({
-      method: "POST", path: "/auth/register", summary: "Create an account and mail its verification link (same answer for a taken address)",
-      tags: TAGS, guard: Guard.anon, body: RegisterRequest, response: OkResponse,
+    route(E.register, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         accounts.register({ email: body.email, password: body.password, displayName: body.display_name }, clientMeta(req)).pipe(
           Effect.as(Reply.json({ ok: true, message: "Check your inbox: we sent a link to confirm your e-mail address." }, 200, [NO_STORE]))
         )
     }),
-    route({
-      method: "POST", path: "/auth/login", summary: "Sign in; returns a session token and sets the whale_token cookie",
-      tags: TAGS, guard: Guard.anon, body: LoginRequest, response: SessionResponse,
+    route(E.login, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         accounts.login(body.email, body.password, clientMeta(req)).pipe(
           Effect.map(({ session, me }) => sessionReply(session, me))
         )
     }),
-    route({
-      method: "POST", path: "/auth/refresh", summary: "New session token from a refresh token (whale_refresh cookie or body); rotates it",
-      tags: TAGS, guard: Guard.anon, body: RefreshRequest, response: SessionResponse,
+    route(E.refresh, {
+      guard: Guard.anon,
       handler: ({ body, req }) => {
         const raw = body.refresh_token ?? req.cookie(REFRESH_COOKIE)
         if (!raw) return Effect.fail(new Unauthorized({ message: "No refresh token", code: "invalid_refresh_token" }))
@@ -77,9 +60,8 @@ export const AuthRoutes = Effect.gen(function* () {
         )
       }
     }),
-    route({
-      method: "POST", path: "/auth/logout", summary: "End this session (or every session with everywhere=true); clears the cookies; always 200",
-      tags: TAGS, guard: guards.optionalUser, body: LogoutRequest, response: OkResponse,
+    route(E.logout, {
+      guard: guards.optionalUser,
       handler: ({ body, auth, req }) =>
         Effect.gen(function* () {
           if (auth && body.everywhere) yield* sessions.revokeAll(auth.id, "logout_everywhere")
@@ -91,33 +73,27 @@ export const AuthRoutes = Effect.gen(function* () {
           return Reply.json({ ok: true, message: "Signed out" }, 200, [...clearedCookies(secure), NO_STORE])
         })
     }),
-    route({
-      method: "GET", path: "/auth/tier", summary: "The caller's tier, or anon; always 200, never reveals who the caller is",
-      tags: TAGS, guard: guards.optionalUser, response: TierResponse,
+    route(E.tier, {
+      guard: guards.optionalUser,
       handler: ({ auth }) =>
         Effect.succeed(Reply.json({ tier: auth?.tier ?? "anon" }, 200, [["cache-control", "private, no-store"], ["vary", "authorization, cookie"]]))
     }),
-    route({
-      method: "GET", path: "/auth/me", summary: "The signed-in account",
-      tags: TAGS, guard: guards.user, response: MeResponse,
+    route(E.me, {
+      guard: guards.user,
       handler: ({ auth }) => accounts.me(auth.id).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
     }),
-    route({
-      method: "POST", path: "/auth/profile", summary: "Update the display name (empty clears it)",
-      tags: TAGS, guard: guards.user, body: ProfileRequest, response: MeResponse,
+    route(E.profile, {
+      guard: guards.user,
       handler: ({ auth, body }) =>
         accounts.updateProfile(auth.id, body.display_name).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
     }),
-    route({
-      method: "POST", path: "/auth/account-type",
-      summary: "Switch to a business account or update its company details; never business → personal; touches no tier or billing data",
-      tags: TAGS, guard: guards.user, body: AccountTypeRequest, response: MeResponse,
+    route(E.accountType, {
+      guard: guards.user,
       handler: ({ auth, body }) =>
         accounts.setAccountType(auth.id, body).pipe(Effect.map((me) => Reply.json(me, 200, [NO_STORE])))
     }),
-    route({
-      method: "POST", path: "/auth/password", summary: "Change the password; ends every session and opens a fresh one for the caller",
-      tags: TAGS, guard: guards.user, body: PasswordChangeRequest, response: SessionResponse,
+    route(E.password, {
+      guard: guards.user,
       handler: ({ auth, body, req }) =>
         accounts.changePassword(auth, body.current_password, body.new_password, clientMeta(req)).pipe(
           Effect.map(({ session, me }) => sessionReply(session, me))

@@ -3,8 +3,7 @@
  * requests that mail them. Answers to requests naming an e-mail are identical whether or not it is registered.
  */
 import { Effect } from "effect"
-import { z } from "zod"
-import { EmailOnlyRequest, OkResponse, ResetPasswordRequest, TokenQuery, TrialResponse } from "../../../schema/http/auth"
+import { AuthEndpoints as E } from "../../../schema/http/auth"
 import { AppConfig } from "../../platform/Config"
 import type { AppError } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
@@ -20,8 +19,6 @@ import { clientMeta, cookieIsSecure, NO_STORE, sessionCookies } from "./Cookies"
 import { AuthGuards } from "./Guards"
 import { AccountLinks } from "./Links"
 import { forgotPasswordForm, messagePage, resetPasswordForm, wantsHtml } from "./Pages"
-
-const TAGS = ["auth"]
 
 /**
  * Link checkers and mail scanners probe links with HEAD (which the router serves with the GET route): answer
@@ -54,9 +51,8 @@ export const AuthLinkRoutes = Effect.gen(function* () {
   const secure = cookieIsSecure(config.publicBaseUrl)
 
   return [
-    route({
-      method: "POST", path: "/auth/resend-verification", summary: "Mail a new verification link to the signed-in, unverified account",
-      tags: TAGS, guard: guards.user, response: OkResponse,
+    route(E.resendVerification, {
+      guard: guards.user,
       handler: ({ auth }) =>
         accounts.resendVerification(auth.id).pipe(
           Effect.map((sent) =>
@@ -64,44 +60,37 @@ export const AuthLinkRoutes = Effect.gen(function* () {
           )
         )
     }),
-    route({
-      method: "GET", path: "/auth/verify-email", summary: "Verify the e-mail address with the mailed link",
-      tags: TAGS, guard: Guard.anon, query: TokenQuery, response: OkResponse,
+    route(E.verifyEmail, {
+      guard: Guard.anon,
       handler: ({ query, req }) =>
         probe(req) ??
         links.verifyEmail(query.token).pipe(
           answer(req, "E-mail verified", { ok: true, message: "Your e-mail address is verified." }, "Your e-mail address is verified.")
         )
     }),
-    route({
-      method: "POST", path: "/auth/forgot-password", summary: "Mail a password reset link; always 200 with the same answer",
-      tags: TAGS, guard: Guard.anon, body: EmailOnlyRequest, response: OkResponse,
+    route(E.forgotPassword, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         links.requestPasswordReset(body.email).pipe(answer(req, "Check your inbox", { ok: true, message: FORGOT_ANSWER }, FORGOT_ANSWER))
     }),
-    route({
-      method: "GET", path: "/auth/reset-password", summary: "Page: the new-password form of a reset link (or the forgot-password form)",
-      tags: TAGS, guard: Guard.anon, query: z.object({ token: z.string().max(4096).optional() }), produces: "text/html",
+    route(E.resetPasswordPage, {
+      guard: Guard.anon,
       handler: ({ query }) => Effect.succeed(query.token ? resetPasswordForm(query.token) : forgotPasswordForm())
     }),
-    route({
-      method: "POST", path: "/auth/reset-password", summary: "Set a new password with the mailed token; ends every session",
-      tags: TAGS, guard: Guard.anon, body: ResetPasswordRequest, response: OkResponse,
+    route(E.resetPassword, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         links.resetPassword(body.token, body.new_password).pipe(
           answer(req, "Password changed", { ok: true, message: "Your password was changed. Sign in with it." }, "Your password was changed. Sign in with it.")
         )
     }),
-    route({
-      method: "POST", path: "/auth/magic-link", summary: "Mail a one-time sign-in link; always 200 with the same answer",
-      tags: TAGS, guard: Guard.anon, body: EmailOnlyRequest, response: OkResponse,
+    route(E.magicLink, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         links.requestMagicLink(body.email).pipe(answer(req, "Check your inbox", { ok: true, message: MAGIC_ANSWER }, MAGIC_ANSWER))
     }),
-    route({
-      method: "GET", path: "/auth/magic-login",
-      summary: "Sign in with a magic_login link: sets the session cookie and redirects to /, or to /login?error=<reason>",
-      tags: TAGS, guard: Guard.anon, query: TokenQuery, produces: "text/html",
+    route(E.magicLogin, {
+      guard: Guard.anon,
       handler: ({ query, req }) =>
         probe(req) ??
         links.magicLogin(query.token, clientMeta(req)).pipe(
@@ -112,9 +101,8 @@ export const AuthLinkRoutes = Effect.gen(function* () {
           })
         )
     }),
-    route({
-      method: "GET", path: "/auth/activate-trial", summary: "Start the 7-day Alpha trial of a verified free account (link valid 30 days)",
-      tags: TAGS, guard: Guard.anon, query: TokenQuery, response: TrialResponse,
+    route(E.activateTrial, {
+      guard: Guard.anon,
       handler: ({ query, req }) =>
         probe(req) ??
         links.activateTrial(query.token).pipe(

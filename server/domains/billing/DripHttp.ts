@@ -1,14 +1,12 @@
-/** Routes of the founding waitlist (double opt-in) and the one-click marketing unsubscribe (spec §4.2). */
+/** Routes of the founding waitlist (double opt-in) and the one-click marketing unsubscribe (spec §4.2; contracts in schema/http/pricing.ts). */
 import { Effect } from "effect"
-import { z } from "zod"
-import { WaitlistRequest, WaitlistResponse } from "../../../schema/http/pricing"
+import { PricingEndpoints as E } from "../../../schema/http/pricing"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
 import { route, wantsHtml } from "../../platform/http/Route"
 import { page } from "../../platform/http/Layout"
 import { Drip } from "./Drip"
 
-const Token = z.object({ token: z.string().max(4096).optional().default("") })
 const NO_STORE: ReadonlyArray<readonly [string, string]> = [["cache-control", "no-store"], ["referrer-policy", "no-referrer"]]
 
 const unsubscribedPage = page("Unsubscribed", `<h1>You're unsubscribed</h1>
@@ -18,20 +16,17 @@ Account and security email (password resets, receipts) is not affected.</p>
 
 export const DripRoutes = Effect.gen(function* () {
   const drip = yield* Drip
-  const tags = ["billing"]
   const unsubscribe = (token: string) => drip.unsubscribe(token).pipe(Effect.as(Reply.html(unsubscribedPage, 200, NO_STORE)))
   return [
-    route({
-      method: "POST", path: "/api/founding-waitlist", summary: "Join the founding waitlist: a confirmation link is mailed; the drip starts once confirmed", tags,
-      guard: Guard.anon, body: WaitlistRequest, response: WaitlistResponse,
+    route(E.joinWaitlist, {
+      guard: Guard.anon,
       handler: ({ body, req }) =>
         drip.join(body.email, body.source, req.ip).pipe(
           Effect.as({ ok: true as const, message: "Check your inbox: confirm your address to join the founding list." })
         )
     }),
-    route({
-      method: "GET", path: "/api/founding-waitlist/confirm", summary: "Confirms a waitlist address from its signed link (double opt-in)", tags,
-      guard: Guard.anon, query: Token, produces: "text/html",
+    route(E.confirmWaitlist, {
+      guard: Guard.anon,
       handler: ({ query, req }) =>
         drip.confirm(query.token).pipe(Effect.map((ok) => !ok && !wantsHtml(req)
           ? Reply.json({ detail: "This link is not valid; it may have expired", code: "token_invalid" }, 400, NO_STORE)
@@ -40,14 +35,12 @@ export const DripRoutes = Effect.gen(function* () {
           : page("Link not valid", `<h1>This link is not valid</h1><p>It may have expired. Join the list again to get a new one.</p><p><a href="/">Back to Whale Intelligence</a></p>`),
           ok ? 200 : 400, NO_STORE)))
     }),
-    route({
-      method: "GET", path: "/email/unsubscribe", summary: "One-click marketing unsubscribe; answers the same page whatever the token", tags: ["email"],
-      guard: Guard.anon, query: Token, produces: "text/html",
+    route(E.unsubscribe, {
+      guard: Guard.anon,
       handler: ({ query }) => unsubscribe(query.token)
     }),
-    route({
-      method: "POST", path: "/email/unsubscribe", summary: "RFC 8058 one-click unsubscribe (List-Unsubscribe-Post)", tags: ["email"],
-      guard: Guard.anon, query: Token, bodyKind: "raw", body: z.any(), produces: "text/html",
+    route(E.unsubscribeOneClick, {
+      guard: Guard.anon,
       handler: ({ query }) => unsubscribe(query.token)
     })
   ]

@@ -3,9 +3,11 @@
  * pays or cancels a Checkout Session, the portal page cancels a subscription or confirms a plan change, the crypto
  * page pays an invoice (in full or in part) or lets it expire. Each action makes the stand-in emit exactly what the
  * provider would, signed, to our own webhook receivers. Nothing here exists when a real provider is configured.
+ * Their contracts stay here, not in schema/http: pages and form posts answered with redirects, of a test stand-in.
  */
 import { Effect } from "effect"
 import { z } from "zod"
+import { endpoint } from "../../../schema/http/endpoint"
 import { BadRequest, NotFound } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
@@ -39,8 +41,8 @@ export const TestPaymentRoutes = Effect.gen(function* () {
   const crypto = (yield* CryptoGateway).standIn
   const tags = ["billing"]
   const cardRoutes = card === null ? [] : [
-    route({
-      method: "GET", path: `${base}/checkout/{id}`, summary: "Test payments: the checkout page", tags, guard: Guard.anon, params: Id, produces: "text/html",
+    route(endpoint({ method: "GET", path: `${base}/checkout/{id}`, summary: "Test payments: the checkout page", tags, params: Id, produces: "text/html" }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const s = card.sessions.get(params.id)
         if (!s) return yield* Effect.fail(missing())
@@ -50,9 +52,11 @@ export const TestPaymentRoutes = Effect.gen(function* () {
           (s.status === "open" ? button(`${base}/checkout/${s.id}/pay`, "Pay (test card)") + button(`${base}/checkout/${s.id}/cancel`, "Cancel") : ""))
       })
     }),
-    route({
-      method: "POST", path: `${base}/checkout/{id}/{action}`, summary: "Test payments: pay or cancel a checkout", tags, guard: Guard.anon,
-      params: z.object({ id: Id.shape.id, action: z.enum(["pay", "cancel"]) }),
+    route(endpoint({
+      method: "POST", path: `${base}/checkout/{id}/{action}`, summary: "Test payments: pay or cancel a checkout", tags,
+      params: z.object({ id: Id.shape.id, action: z.enum(["pay", "cancel"]) })
+    }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const s = card.sessions.get(params.id)
         if (!s) return yield* Effect.fail(missing())
@@ -62,8 +66,8 @@ export const TestPaymentRoutes = Effect.gen(function* () {
         return Reply.redirect(local(to), 303)
       })
     }),
-    route({
-      method: "GET", path: `${base}/portal/{id}`, summary: "Test payments: the customer portal", tags, guard: Guard.anon, params: Id, produces: "text/html",
+    route(endpoint({ method: "GET", path: `${base}/portal/{id}`, summary: "Test payments: the customer portal", tags, params: Id, produces: "text/html" }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const p = card.portals.get(params.id)
         if (!p) return yield* Effect.fail(missing())
@@ -82,9 +86,11 @@ export const TestPaymentRoutes = Effect.gen(function* () {
           `<p><a href="${escapeHtml(local(p.return_url))}">Back</a></p>`)
       })
     }),
-    route({
-      method: "POST", path: `${base}/portal/{id}/{action}`, summary: "Test payments: confirm a plan change or cancel in the portal", tags, guard: Guard.anon,
-      params: z.object({ id: Id.shape.id, action: z.string().regex(/^(confirm|cancel-sub_[A-Za-z0-9]+)$/) }),
+    route(endpoint({
+      method: "POST", path: `${base}/portal/{id}/{action}`, summary: "Test payments: confirm a plan change or cancel in the portal", tags,
+      params: z.object({ id: Id.shape.id, action: z.string().regex(/^(confirm|cancel-sub_[A-Za-z0-9]+)$/) })
+    }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const p = card.portals.get(params.id)
         if (!p) return yield* Effect.fail(missing())
@@ -99,8 +105,8 @@ export const TestPaymentRoutes = Effect.gen(function* () {
     })
   ]
   const cryptoRoutes = crypto === null ? [] : [
-    route({
-      method: "GET", path: `${base}/crypto/{id}`, summary: "Test payments: the crypto invoice page", tags, guard: Guard.anon, params: Id, produces: "text/html",
+    route(endpoint({ method: "GET", path: `${base}/crypto/{id}`, summary: "Test payments: the crypto invoice page", tags, params: Id, produces: "text/html" }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const inv = crypto.invoices.get(params.id)
         if (!inv) return yield* Effect.fail(missing())
@@ -109,9 +115,11 @@ export const TestPaymentRoutes = Effect.gen(function* () {
           button(`${base}/crypto/${inv.id}/pay`, "Pay in full") + button(`${base}/crypto/${inv.id}/partial`, "Pay half") + button(`${base}/crypto/${inv.id}/expire`, "Let it expire"))
       })
     }),
-    route({
-      method: "POST", path: `${base}/crypto/{id}/{action}`, summary: "Test payments: pay, half-pay or expire a crypto invoice", tags, guard: Guard.anon,
-      params: z.object({ id: Id.shape.id, action: z.enum(["pay", "partial", "expire"]) }),
+    route(endpoint({
+      method: "POST", path: `${base}/crypto/{id}/{action}`, summary: "Test payments: pay, half-pay or expire a crypto invoice", tags,
+      params: z.object({ id: Id.shape.id, action: z.enum(["pay", "partial", "expire"]) })
+    }), {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const inv = crypto.invoices.get(params.id)
         if (!inv) return yield* Effect.fail(missing())

@@ -4,6 +4,7 @@
  * to sign in; below the whale tier without the free preview → 403 with the upgrade path; otherwise the console.
  */
 import { Effect } from "effect"
+import { EchoEndpoints } from "../../../schema/http/echo"
 import { TIER_RANK } from "../../../schema/tiers"
 import { AuthGuards } from "../accounts/Guards"
 import { Reply } from "../../platform/http/Reply"
@@ -25,9 +26,8 @@ export const EchoPageRoutes = Effect.gen(function* () {
   const shell = staticRoutes(["/echo"]).find((r) => r.path === "/echo")!
   const noStore: [string, string] = ["cache-control", "no-store"]
   return [
-    route({
-      method: "GET", path: "/echo", summary: "The Echo simulator page (whale tier; free preview and coming-soon settings)", tags: ["echo", "pages"],
-      guard: guards.optionalUser, produces: "text/html",
+    route(EchoEndpoints.page, {
+      guard: guards.optionalUser,
       handler: (input) => Effect.gen(function* () {
         const user = input.auth
         const s = yield* settings.get

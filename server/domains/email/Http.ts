@@ -2,17 +2,16 @@
  * Routes of the e-mail workspace (§4.6), its webhooks (§4.4) and the dashboard's JSON. Staff only: administrators
  * and the internal `staff` tier. Others get the plain 401/403 every protected route gives, naming nothing.
  * A form posted by a browser (Accept: text/html) is answered with a 303 back to the dashboard; API callers get JSON.
+ * Contracts: schema/http/email.ts.
  */
 import { Effect, Redacted } from "effect"
-import { z } from "zod"
-import {
-  AttParams, BatchSendForm, ContactForm, ContactParams, CsrfOnlyForm, DeliveryWebhook, InboundWebhook, MsgParams, OutreachForm,
-  QuickSendForm, SendForm, StatusForm, TargetParams, Thread, Workspace
-} from "../../../schema/http/email"
+import type { z } from "zod"
+import { DeliveryWebhook, EmailEndpoints as E, type Thread } from "../../../schema/http/email"
+import type { Endpoint, None } from "../../../schema/http/endpoint"
 import { Forbidden } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
-import { type Guard as GuardT, type RequestInfo, route } from "../../platform/http/Route"
+import { type Guard as GuardT, type RequestInfo, route, type Sent } from "../../platform/http/Route"
 import { AuthGuards, type AuthUser } from "../accounts/Guards"
 import { esc, sitePage } from "../pages/Site"
 import { EmailConfig } from "./Config"
@@ -24,7 +23,6 @@ import { BODY_CSP } from "./Sanitize"
 import { purposeKey } from "./Tokens"
 import { verifySignature } from "./DeliverySignature"
 
-const TAGS = ["email"]
 const wantsHtml = (req: RequestInfo) => /\btext\/html\b/.test(req.header("accept") ?? "")
 const PRIVATE = [["cache-control", "no-store"]] as const
 
@@ -60,14 +58,12 @@ export const EmailRoutes = Effect.gen(function* () {
   const inboundGuard: GuardT<undefined> = Guard.sharedSecret(config.inboundSecret, "x-inbound-secret")
 
   /** A staff form: CSRF checked, then the action; browsers are sent back to `back`. */
-  const form = <P extends z.ZodType, B extends z.ZodObject<{ _csrf: z.ZodOptional<z.ZodString> }>>(def: {
-    path: string; summary: string; params?: P; body: B
-    action: (input: { params: z.output<P>; body: z.output<B>; auth: AuthUser }) => Effect.Effect<unknown, any>
+  const form = <P extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(contract: Endpoint<P, None, B, R>, def: {
+    action: (input: { params: z.output<P>; body: z.output<B>; auth: AuthUser }) => Effect.Effect<Sent<z.input<R>>, any>
     back?: (input: { params: z.output<P>; body: z.output<B> }, result: any) => string
   }) =>
-    route({
-      method: "POST", path: def.path, summary: def.summary, tags: TAGS, guard: staff, ...(def.params ? { params: def.params } : {}), body: def.body,
-      bodyKind: "json-or-form",
+    route(contract, {
+      guard: staff,
       handler: ({ params, body, auth, req }) =>
         Effect.gen(function* () {
           yield* csrf.check(req, auth, (body as { _csrf?: string })._csrf)
@@ -94,20 +90,17 @@ ${thread.messages.map((m) => `<div class="note" style="margin:.5rem 0"><strong>$
 
   return [
     // ---- dashboard JSON
-    route({
-      method: "GET", path: "/api/email/workspace", summary: "Everything the /email dashboard shows, with the CSRF token of its forms",
-      tags: TAGS, guard: staff, response: Workspace,
+    route(E.workspace, {
+      guard: staff,
       handler: ({ auth }) => email.dashboard().pipe(Effect.map((d) => Reply.json({ csrf_token: csrf.token(auth), ...json(d) }, 200, PRIVATE)))
     }),
-    route({
-      method: "GET", path: "/api/email/contacts/{contact_id}/thread", summary: "One contact with every message of its threads, newest first",
-      tags: TAGS, guard: staff, params: ContactParams, response: Thread,
+    route(E.thread, {
+      guard: staff,
       handler: ({ params }) => email.thread(params.contact_id).pipe(Effect.map((t) => Reply.json(json(t), 200, PRIVATE)))
     }),
     // ---- §4.6
-    route({
-      method: "GET", path: "/email/message/{msg_id}/body", summary: "One message's sanitized body (HTML under a strict CSP; JSON for API callers)",
-      tags: TAGS, guard: staff, params: MsgParams, produces: "text/html",
+    route(E.messageBody, {
+      guard: staff,
       handler: ({ params, req }) =>
         email.body(params.msg_id).pipe(Effect.map((b) =>
           /\bapplication\/json\b/.test(req.header("accept") ?? "")
@@ -116,9 +109,8 @@ ${thread.messages.map((m) => `<div class="note" style="margin:.5rem 0"><strong>$
               ["content-security-policy", BODY_CSP], ["referrer-policy", "no-referrer"], ...PRIVATE
             ])))
     }),
-    route({
-      method: "GET", path: "/email/attachment/{att_id}", summary: "An attachment: inline for raster images, a download for anything else",
-      tags: TAGS, guard: staff, params: AttParams, produces: "application/octet-stream",
+    route(E.attachment, {
+      guard: staff,
       handler: ({ params }) =>
         email.attachment(params.att_id).pipe(Effect.map((a) => {
           const inline = INLINE_TYPES.has(a.content_type)
@@ -128,65 +120,54 @@ ${thread.messages.map((m) => `<div class="note" style="margin:.5rem 0"><strong>$
           ])
         }))
     }),
-    form({ path: "/email/inbox/{msg_id}/read", summary: "Mark a message read", params: MsgParams, body: CsrfOnlyForm, action: ({ params }) => email.markRead(params.msg_id) }),
-    form({ path: "/email/messages/{msg_id}/delete", summary: "Delete a message and its attachments", params: MsgParams, body: CsrfOnlyForm, action: ({ params }) => email.deleteMessage(params.msg_id) }),
-    form({ path: "/email/inbox/mark-all-read", summary: "Mark every inbox message read", body: CsrfOnlyForm, action: () => email.markAllRead }),
-    route({
-      method: "GET", path: "/email/compose/{contact_id}", summary: "Compose view for a contact (HTML form with its thread; JSON for API callers)",
-      tags: TAGS, guard: staff, params: ContactParams, produces: "text/html",
+    form(E.markRead, { action: ({ params }) => email.markRead(params.msg_id) }),
+    form(E.deleteMessage, { action: ({ params }) => email.deleteMessage(params.msg_id) }),
+    form(E.markAllRead, { action: () => email.markAllRead }),
+    route(E.compose, {
+      guard: staff,
       handler: ({ params, auth, req }) =>
         email.thread(params.contact_id).pipe(Effect.map((t) => {
           const thread = json(t)
           return wantsHtml(req) ? Reply.html(composePage(thread, csrf.token(auth)), 200, PRIVATE) : Reply.json({ ...thread, csrf_token: csrf.token(auth) }, 200, PRIVATE)
         }))
     }),
-    form({
-      path: "/email/send", summary: "Send a message to a contact (through the outbox, with a signed reply address)", body: SendForm,
+    form(E.send, {
       action: ({ body }) => email.send(body.contact_id, { subject: body.subject, body: body.body }),
       back: ({ body }) => `/email/compose/${body.contact_id}`
     }),
-    form({
-      path: "/email/contact", summary: "Add a contact (status pending); an existing address answers 409", body: ContactForm,
+    form(E.addContact, {
       action: ({ body }) => email.addContact({ email: body.email, name: body.name, company: body.company, notes: body.notes }).pipe(Effect.map(json))
     }),
-    form({
-      path: "/email/quick-send", summary: "Send to any address; creates the contact when missing", body: QuickSendForm,
+    form(E.quickSend, {
       action: ({ body }) => email.quickSend({ email: body.email, name: body.name }, { subject: body.subject, body: body.body })
     }),
-    form({
-      path: "/email/batch-send", summary: "Send one message to every pending contact, once (re-running sends nothing twice)", body: BatchSendForm,
+    form(E.batchSend, {
       action: ({ body }) => email.batchSend({ subject: body.subject, body: body.body })
     }),
-    form({
-      path: "/email/contact/{contact_id}/status", summary: "Set a contact's status by hand", params: ContactParams, body: StatusForm,
+    form(E.setStatus, {
       action: ({ params, body }) => email.setStatus(params.contact_id, body.status, body.notes).pipe(Effect.map(json))
     }),
-    form({ path: "/email/contact/{contact_id}/delete", summary: "Delete a contact and its messages", params: ContactParams, body: CsrfOnlyForm, action: ({ params }) => email.deleteContact(params.contact_id) }),
-    form({
-      path: "/email/x-outreach/add", summary: "Add an X-outreach target (an existing handle answers it unchanged)", body: OutreachForm,
+    form(E.deleteContact, { action: ({ params }) => email.deleteContact(params.contact_id) }),
+    form(E.addOutreach, {
       action: ({ body }) => email.addOutreach(body.handle, body.note).pipe(Effect.map(json))
     }),
-    form({ path: "/email/x-outreach/{target_id}/delete", summary: "Delete an X-outreach target", params: TargetParams, body: CsrfOnlyForm, action: ({ params }) => email.deleteOutreach(params.target_id) }),
-    form({
-      path: "/email/x-outreach/{target_id}/toggle-sent", summary: "Toggle an X-outreach target's sent flag", params: TargetParams, body: CsrfOnlyForm,
+    form(E.deleteOutreach, { action: ({ params }) => email.deleteOutreach(params.target_id) }),
+    form(E.toggleOutreach, {
       action: ({ params }) => email.toggleOutreach(params.target_id).pipe(Effect.map(json))
     }),
     // ---- unsubscribe of outreach mail (link and RFC 8058 one-click POST)
-    route({
-      method: "GET", path: "/email/outreach/unsubscribe", summary: "Unsubscribe from outreach mail (the link in every outreach message)",
-      tags: TAGS, guard: Guard.anon, query: z.object({ token: z.string().max(2000).optional().default("") }), produces: "text/html",
+    route(E.unsubscribe, {
+      guard: Guard.anon,
       handler: ({ query }) => email.unsubscribe(query.token).pipe(Effect.as(Reply.html(sitePage({ title: "Unsubscribed" },
         `<h1>You're unsubscribed</h1><p>If this link came from one of our messages, that address will receive no more outreach e-mail from us.</p><p><a href="/">Whale Intelligence</a></p>`), 200, PRIVATE)))
     }),
-    route({
-      method: "POST", path: "/email/outreach/unsubscribe", summary: "One-click unsubscribe (List-Unsubscribe-Post)",
-      tags: TAGS, guard: Guard.anon, query: z.object({ token: z.string().max(2000).optional().default("") }), bodyKind: "raw",
+    route(E.unsubscribeOneClick, {
+      guard: Guard.anon,
       handler: ({ query }) => email.unsubscribe(query.token).pipe(Effect.as({ ok: true }))
     }),
     // ---- §4.4 webhooks
-    route({
-      method: "POST", path: "/webhooks/email-inbound", summary: "Inbound e-mail forwarded by the e-mail worker (X-Inbound-Secret)",
-      tags: ["webhooks"], guard: inboundGuard, body: InboundWebhook, bodyKind: "json",
+    route(E.inbound, {
+      guard: inboundGuard,
       maxBodyBytes: Math.ceil(config.limits.maxRawBytes / 3) * 4 + 64 * 1024,
       handler: ({ body }) =>
         Effect.gen(function* () {
@@ -200,9 +181,8 @@ ${thread.messages.map((m) => `<div class="note" style="margin:.5rem 0"><strong>$
           return yield* email.receive(parsed.message, body.to)
         })
     }),
-    route({
-      method: "POST", path: "/webhooks/emailprovider", summary: "E-mail delivery events (Standard Webhooks signature: webhook-id, webhook-timestamp, webhook-signature)",
-      tags: ["webhooks"], guard: Guard.anon, bodyKind: "raw",
+    route(E.delivery, {
+      guard: Guard.anon,
       handler: ({ rawBody, req }) =>
         Effect.gen(function* () {
           const check = verifySignature({ secrets: config.webhookSecrets, header: (n) => req.header(n), body: rawBody, nowSeconds: Math.floor(Date.now() / 1000) })

@@ -6,10 +6,13 @@
  * `/positioning` is rendered from the analytics read model cut to the caller's tier, and the rendered HTML is kept
  * per tier for 60 s; the answer is `Cache-Control: private` with `Vary: Cookie, Authorization`, so no shared cache
  * hands one tier's page to another.
+ *
+ * Their contracts stay here, not in schema/http: pages and redirects, no JSON, nothing a client calls.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
+import { endpoint } from "../../../schema/http/endpoint"
 import type { Tier } from "../../../schema/tiers"
 import { consolePaths } from "../../../schema/http/console"
 import { AppConfig } from "../../platform/Config"
@@ -70,35 +73,31 @@ export const PagesRoutes = Effect.gen(function* () {
   const pricing = yield* Pricing
 
   return [
-    route({
-      method: "GET", path: "/pricing", summary: "The public pricing page: every tier's price, limits and features", tags: TAGS,
-      guard: Guard.anon, produces: "text/html",
+    route(endpoint({ method: "GET", path: "/pricing", summary: "The public pricing page: every tier's price, limits and features", tags: TAGS, produces: "text/html" }), {
+      guard: Guard.anon,
       handler: () => pricing.current().pipe(Effect.map((p) => html(pricingPage(p.body))))
     }),
-    route({
-      method: "GET", path: "/docs", summary: "API documentation: the OpenAPI document rendered (Redoc, served from this origin)", tags: TAGS,
-      guard: Guard.anon, produces: "text/html",
+    route(endpoint({ method: "GET", path: "/docs", summary: "API documentation: the OpenAPI document rendered (Redoc, served from this origin)", tags: TAGS, produces: "text/html" }), {
+      guard: Guard.anon,
       handler: () => Effect.succeed(Reply.html(docs, 200, [["cache-control", "public, max-age=300"], ["content-security-policy", DOCS_CSP]]))
     }),
     ...legalPages.map(([path, summary, page]) =>
-      route({ method: "GET", path, summary, tags: TAGS, guard: Guard.anon, produces: "text/html", handler: () => Effect.succeed(html(page)) })),
+      route(endpoint({ method: "GET", path, summary, tags: TAGS, produces: "text/html" }), { guard: Guard.anon, handler: () => Effect.succeed(html(page)) })),
     ...redirects.map(([from, to]) =>
-      route({
-        method: "GET", path: from, summary: `Permanent redirect to ${to}`, tags: TAGS, guard: Guard.anon, produces: "text/html",
+      route(endpoint({ method: "GET", path: from, summary: `Permanent redirect to ${to}`, tags: TAGS, produces: "text/html" }), {
+        guard: Guard.anon,
         handler: ({ req }) => Effect.succeed(Reply.redirect(`${to}${req.query ? `?${req.query}` : ""}`, 301, [["cache-control", "public, max-age=86400"]]))
       })),
-    route({
-      method: "GET", path: "/positioning", summary: "Whale positioning, rendered per tier (anon, free, pro, alpha and above)",
-      tags: TAGS, guard: guards.optionalUser, produces: "text/html",
+    route(endpoint({ method: "GET", path: "/positioning", summary: "Whale positioning, rendered per tier (anon, free, pro, alpha and above)", tags: TAGS, produces: "text/html" }), {
+      guard: guards.optionalUser,
       handler: ({ auth }) =>
         positioning.get(auth?.tier ?? "anon").pipe(Effect.map((page) => Reply.html(page, 200, [
           ["cache-control", "private, no-cache"], ["vary", "Cookie, Authorization"], ["content-security-policy", SITE_CSP]
         ])))
     }),
     ...SIGNED_IN_CONSOLE_PATHS.map((path) =>
-      route({
-        method: "GET", path, summary: "Console page for signed-in users (anonymous: the login page, then back)", tags: TAGS,
-        guard: guards.optionalUser, produces: "text/html",
+      route(endpoint({ method: "GET", path, summary: "Console page for signed-in users (anonymous: the login page, then back)", tags: TAGS, produces: "text/html" }), {
+        guard: guards.optionalUser,
         handler: ({ auth, req }) => Effect.succeed(
           auth === null
             ? Reply.redirect(`/login?next=${encodeURIComponent(path + (req.query ? `?${req.query}` : ""))}`, 302, [["cache-control", "no-store"]])

@@ -2,12 +2,10 @@
  * Picks analytics routes (spec §4.10) and the ledger. Thin: parse → the service's snapshot → a pure view.
  * Tiers: everything graded is public (anyone, no account); `recent` shows PENDING picks younger than
  * PICKS_FREE_DELAY_HOURS to pro tier and above only (others see how many were withheld, and see them after the delay).
+ * Contracts: schema/http/picks.ts.
  */
 import { Effect } from "effect"
-import {
-  Bands, Behaviour, Distributions, ExitTiming, ExitTimingIndexQuery, LedgerEntries, LedgerEntriesQuery, LedgerSummary, PickIdParams,
-  PicksList, Recent, Summary, SymbolParams, TokenPicks, Tokens, TokensQuery, TopRunnersQuery, Wallets, WalletsQuery
-} from "../../../schema/http/picks"
+import { PicksEndpoints as E } from "../../../schema/http/picks"
 import { tierAtLeast } from "../../../schema/tiers"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
@@ -28,31 +26,15 @@ export const PicksRoutes = Effect.gen(function* () {
   const guards = yield* AuthGuards
   const s = picks.settings
   const view = { minWhales: s.rules.minWhales, windowHours: s.rules.windowMs / 3_600_000, minN: s.minN }
-  const tags = ["picks"]
   const row = (snap: { exitCounts: ReadonlyMap<number, number> }) => (p: V.PickRec) => V.pickRow(p, snap.exitCounts.get(p.id) ?? 0)
 
   return [
-    route({
-      method: "GET", path: "/api/picks2/summary", summary: "Headline counts, runner distribution, peak versus close, follow-through (rates with n and 95 % intervals)",
-      tags, guard: Guard.anon, response: Summary,
-      handler: () => picks.summary()
-    }),
-    route({
-      method: "GET", path: "/api/picks2/distributions", summary: "Histograms of highest reading and 7-day close, median return per day 1–7, monthly series",
-      tags, guard: Guard.anon, response: Distributions,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.distributions(snap.picks, view)))
-    }),
-    route({
-      method: "GET", path: "/api/picks2/bands", summary: "Outcome by number of flagging addresses and by conviction band",
-      tags, guard: Guard.anon, response: Bands,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.bands(snap.picks, view)))
-    }),
-    route({
-      method: "GET", path: "/api/picks2/tokens", summary: "One row per picked token", tags, guard: Guard.anon, query: TokensQuery, response: Tokens,
-      handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => V.tokens(snap.picks, query.limit, s.minN)))
-    }),
-    route({
-      method: "GET", path: "/api/picks2/token/{symbol}", summary: "The dated picks of one token", tags, guard: Guard.anon, params: SymbolParams, response: TokenPicks,
+    route(E.summary, { guard: Guard.anon, handler: () => picks.summary() }),
+    route(E.distributions, { guard: Guard.anon, handler: () => picks.snapshot.pipe(Effect.map((snap) => V.distributions(snap.picks, view))) }),
+    route(E.bands, { guard: Guard.anon, handler: () => picks.snapshot.pipe(Effect.map((snap) => V.bands(snap.picks, view))) }),
+    route(E.tokens, { guard: Guard.anon, handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => V.tokens(snap.picks, query.limit, s.minN))) }),
+    route(E.token, {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const snap = yield* picks.snapshot
         const mine = snap.picks.filter((p) => p.status !== "VOID" && p.symbol.toUpperCase() === params.symbol.toUpperCase())
@@ -60,30 +42,22 @@ export const PicksRoutes = Effect.gen(function* () {
         return { symbol: mine[0]!.symbol, picks: [...mine].reverse().map(row(snap)) }
       })
     }),
-    route({
-      method: "GET", path: "/api/picks2/picks", summary: "Every graded pick, one row each (no server-side cap)", tags, guard: Guard.anon, response: PicksList,
+    route(E.picks, {
+      guard: Guard.anon,
       // Streamed (chunked), a batch of rows per query: no cap, and no body held whole in memory.
       handler: () => Effect.succeed(Reply.jsonStream(picks.gradedJson()))
     }),
-    route({
-      method: "GET", path: "/api/picks2/recent", summary: "Recently flagged picks, PENDING included (live PENDING picks: pro tier or higher)",
-      tags, guard: guards.optionalUser, response: Recent,
-      handler: ({ auth }) => picks.recent(auth !== null && tierAtLeast(auth.tier, "pro"))
-    }),
-    route({
-      method: "GET", path: "/api/picks2/behaviour", summary: "What tracked whales did after a pick: hold time, exit move, route", tags, guard: Guard.anon, response: Behaviour,
-      handler: () => picks.snapshot.pipe(Effect.map((snap) => V.behaviour(snap.picks, snap.exits, s.minN)))
-    }),
-    route({
-      method: "GET", path: "/api/picks2/wallets", summary: "Tracked wallets' activity on picks they exited (truncated addresses)", tags, guard: Guard.anon,
-      query: WalletsQuery, response: Wallets,
+    route(E.recent, { guard: guards.optionalUser, handler: ({ auth }) => picks.recent(auth !== null && tierAtLeast(auth.tier, "pro")) }),
+    route(E.behaviour, { guard: Guard.anon, handler: () => picks.snapshot.pipe(Effect.map((snap) => V.behaviour(snap.picks, snap.exits, s.minN))) }),
+    route(E.wallets, {
+      guard: Guard.anon,
       handler: ({ query }) => Effect.gen(function* () {
         const snap = yield* picks.snapshot
         return V.wallets(snap.picks, snap.exits, yield* picks.trackedWallets, query.order, query.min_picks)
       })
     }),
-    route({
-      method: "GET", path: "/api/picks2/exit-timing/{pick_id}", summary: "Every dated whale exit of one pick", tags, guard: Guard.anon, params: PickIdParams, response: ExitTiming,
+    route(E.exitTiming, {
+      guard: Guard.anon,
       handler: ({ params }) => Effect.gen(function* () {
         const snap = yield* picks.snapshot
         const p = snap.picks.find((x) => x.id === params.pick_id && x.status !== "VOID")
@@ -95,24 +69,22 @@ export const PicksRoutes = Effect.gen(function* () {
         }
       })
     }),
-    route({
-      method: "GET", path: "/api/picks2/top-runners", summary: "Highest readings within the 10–300 % band", tags, guard: Guard.anon, query: TopRunnersQuery, response: PicksList,
+    route(E.topRunners, {
+      guard: Guard.anon,
       handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => ({ picks: V.topRunners(snap.picks, query.limit).map(row(snap)) })))
     }),
-    route({
-      method: "GET", path: "/api/picks2/exit-timing", summary: "Picks with enough dated exits to chart, at most two per token", tags, guard: Guard.anon,
-      query: ExitTimingIndexQuery, response: PicksList,
+    route(E.exitTimingIndex, {
+      guard: Guard.anon,
       handler: ({ query }) => picks.snapshot.pipe(Effect.map((snap) => ({ picks: V.exitTimingIndex(snap.picks, snap.exitCounts, query.min_exits).map(row(snap)) })))
     }),
-    route({
-      method: "GET", path: "/api/picks2/ledger", summary: "The picks ledger: head and daily root hashes, and how to verify them", tags, guard: Guard.anon, response: LedgerSummary,
+    route(E.ledger, {
+      guard: Guard.anon,
       handler: () => picks.ledgerSummary.pipe(Effect.map(({ head, days }) => ({
         head, days, algorithm: "sha256(prev_hash + \"\\n\" + payload), payload = canonical JSON {seq, at, kind, pick_id, data}", verify: LEDGER_VERIFY
       })))
     }),
-    route({
-      method: "GET", path: "/api/picks2/ledger/entries", summary: "Ledger entries in order, with payloads and hashes", tags, guard: Guard.anon,
-      query: LedgerEntriesQuery, response: LedgerEntries,
+    route(E.ledgerEntries, {
+      guard: Guard.anon,
       handler: ({ query }) => picks.ledgerEntries(query.after_seq, query.limit).pipe(Effect.map((entries) => ({
         entries, next_after_seq: entries.length === query.limit ? entries[entries.length - 1]!.seq : null
       })))

@@ -1,5 +1,6 @@
+/** `GET /api/pricing` (contract in schema/http/pricing.ts): the cached body, on the hot path when it is in memory. */
 import { Effect } from "effect"
-import { PricingResponse } from "../../../schema/http/pricing"
+import { PricingEndpoints } from "../../../schema/http/pricing"
 import { Guard } from "../../platform/http/Guards"
 import { Reply, staticHeaders } from "../../platform/http/Reply"
 import { fromMemory, route } from "../../platform/http/Route"
@@ -10,13 +11,8 @@ const HEADERS = staticHeaders([["content-type", "application/json; charset=utf-8
 export const PricingRoutes = Effect.gen(function* () {
   const pricing = yield* Pricing
   return [
-    route({
-      method: "GET",
-      path: "/api/pricing",
-      summary: "Public tiers with monthly and yearly prices and their feature gates",
-      tags: ["billing"],
+    route(PricingEndpoints.pricing, {
       guard: Guard.anon,
-      response: PricingResponse,
       handler: () => pricing.current().pipe(Effect.map(({ bytes }) => new Reply(200, HEADERS, bytes))),
       fast: fromMemory(() => pricing.peek()?.bytes, HEADERS)
     })

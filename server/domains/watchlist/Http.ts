@@ -1,12 +1,11 @@
 /**
  * Watchlist routes (§4.12): the JSON API for the console, and the two pages people reach from e-mails — the
  * one-tap quick-add confirmation and the interest page. A bad or expired link shows a friendly page (200), never
- * an error; confirming needs a session (otherwise: sign in, then back to the same link).
+ * an error; confirming needs a session (otherwise: sign in, then back to the same link). Contracts:
+ * schema/http/watchlist.ts.
  */
 import { Effect, Redacted } from "effect"
-import {
-  AddWatchlistRequest, AddWatchlistResponse, InterestQuery, ItemParams, QuickAddForm, QuickAddQuery, Watchlist as WatchlistSchema
-} from "../../../schema/http/watchlist"
+import { WatchlistEndpoints as E } from "../../../schema/http/watchlist"
 import { AppConfig } from "../../platform/Config"
 import { Reply } from "../../platform/http/Reply"
 import { route, type RequestInfo } from "../../platform/http/Route"
@@ -16,7 +15,6 @@ import { purposeKey } from "../email/Tokens"
 import { esc, sitePage } from "../pages/Site"
 import { Watchlist } from "./Watchlist"
 
-const TAGS = ["watchlist"]
 const PAGE_HEADERS = [["cache-control", "no-store"], ["referrer-policy", "no-referrer"]] as const
 const wantsHtml = (req: RequestInfo) => /\btext\/html\b/.test(req.header("accept") ?? "")
 const caller = (u: AuthUser) => ({ id: u.id, tier: u.tier, emailVerified: u.emailVerified })
@@ -39,29 +37,12 @@ export const WatchlistRoutes = Effect.gen(function* () {
   const loginBack = (ref: string) => `/login?next=${encodeURIComponent(`/watchlist/quick-add?ref=${encodeURIComponent(ref)}`)}`
 
   return [
-    route({
-      method: "GET", path: "/api/watchlist", summary: "The caller's watchlist: price, change since added, 24 h whale flow, open pick",
-      tags: TAGS, guard: guards.user, response: WatchlistSchema,
-      handler: ({ auth }) => watchlist.list(caller(auth))
-    }),
-    route({
-      method: "POST", path: "/api/watchlist", summary: "Add a token (address or known symbol); an existing one answers 200 with the item",
-      tags: TAGS, guard: guards.user, body: AddWatchlistRequest, response: AddWatchlistResponse,
-      handler: ({ auth, body }) => watchlist.add(caller(auth), body.token)
-    }),
-    route({
-      method: "DELETE", path: "/api/watchlist/{item_id}", summary: "Remove an item (another user's item answers 404)",
-      tags: TAGS, guard: guards.user, params: ItemParams,
-      handler: ({ auth, params }) => watchlist.remove(caller(auth), params.item_id)
-    }),
-    route({
-      method: "POST", path: "/api/watchlist/pending", summary: "Remember a token for a just-signed-up user; it joins the watchlist once the e-mail is verified",
-      tags: TAGS, guard: guards.user, body: AddWatchlistRequest,
-      handler: ({ auth, body }) => watchlist.addPending(caller(auth), body.token)
-    }),
-    route({
-      method: "GET", path: "/watchlist/quick-add", summary: "One-tap confirm page for a token linked from an e-mail (signed, expiring `ref`)",
-      tags: TAGS, guard: guards.optionalUser, query: QuickAddQuery, produces: "text/html",
+    route(E.list, { guard: guards.user, handler: ({ auth }) => watchlist.list(caller(auth)) }),
+    route(E.add, { guard: guards.user, handler: ({ auth, body }) => watchlist.add(caller(auth), body.token) }),
+    route(E.remove, { guard: guards.user, handler: ({ auth, params }) => watchlist.remove(caller(auth), params.item_id) }),
+    route(E.addPending, { guard: guards.user, handler: ({ auth, body }) => watchlist.addPending(caller(auth), body.token) }),
+    route(E.quickAddPage, {
+      guard: guards.optionalUser,
       handler: ({ query, auth }) =>
         Effect.gen(function* () {
           const link = yield* watchlist.readQuickAdd(query.ref)
@@ -76,9 +57,8 @@ export const WatchlistRoutes = Effect.gen(function* () {
 ${action}`), 200, PAGE_HEADERS)
         })
     }),
-    route({
-      method: "POST", path: "/watchlist/quick-add", summary: "Confirm a quick add (signed in; otherwise sign in and come back)",
-      tags: TAGS, guard: guards.optionalUser, body: QuickAddForm,
+    route(E.quickAdd, {
+      guard: guards.optionalUser,
       handler: ({ body, auth, req }) =>
         Effect.gen(function* () {
           if (!auth) return Reply.redirect(loginBack(body.ref), 303)
@@ -89,9 +69,8 @@ ${action}`), 200, PAGE_HEADERS)
           return wantsHtml(req) ? Reply.redirect("/watchlist", 303) : added
         })
     }),
-    route({
-      method: "GET", path: "/watchlist/interest", summary: "Remember a category picked in an e-mail (signed `s`), then show it",
-      tags: TAGS, guard: guards.optionalUser, query: InterestQuery, produces: "text/html",
+    route(E.interest, {
+      guard: guards.optionalUser,
       handler: ({ query, auth }) =>
         Effect.gen(function* () {
           const picked = yield* watchlist.rememberInterest(query.s, auth ? { id: auth.id, email: auth.email } : null)

@@ -133,9 +133,9 @@ export class Watchlist extends Effect.Service<Watchlist>()("app/Watchlist", {
     /** Remembers a token for a user whose address is not verified yet (verified users get it at once). */
     const addPending = Effect.fn("Watchlist.addPending")(function* (caller: Caller, input: string) {
       const t = yield* resolve(input)
-      if (caller.emailVerified) return { pending: false, ...(yield* add(caller, t.token)) }
+      if (caller.emailVerified) return { pending: false as const, ...(yield* add(caller, t.token)) }
       yield* repo.addPending(caller.id, t.token, t.symbol)
-      return { pending: true, token: t.token, symbol: t.symbol }
+      return { pending: true as const, token: t.token, symbol: t.symbol }
     })
 
     /** A quick-add link for e-mails (the picks mails). */

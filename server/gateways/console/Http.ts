@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import type { Timeframe } from "../../../schema/http/analytics"
-import { TokenDetail, TokenParams } from "../../../schema/http/console"
+import { ConsoleEndpoints, type TokenDetail } from "../../../schema/http/console"
 import { Analytics } from "../../domains/analytics/Analytics"
 import { ReadModels } from "../../domains/analytics/ReadModels"
 import { AuthGuards } from "../../domains/accounts/Guards"
@@ -51,9 +51,8 @@ export const ConsoleRoutes = Effect.gen(function* () {
   })
 
   return [
-    route({
-      method: "GET", path: "/api/console/tokens/{token}", summary: "A token's whale flows and recent whale trades (the console's token page)",
-      tags: ["console"], guard: guards.optionalUser, params: TokenParams, response: TokenDetail,
+    route(ConsoleEndpoints.token, {
+      guard: guards.optionalUser,
       handler: ({ params, auth }) =>
         Effect.gen(function* () {
           const found = yield* detail.get(params.token.toLowerCase())

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { McpEndpoints as E } from "../../../schema/http/mcp"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
 import { route } from "../../platform/http/Route"
@@ -7,17 +8,16 @@ import { Mcp, type McpAnswer } from "./Mcp"
 const toReply = (a: McpAnswer) =>
   a.body === null ? Reply.empty(a.status, a.headers) : Reply.json(a.body, a.status, a.headers)
 
-/** `POST /mcp` and `DELETE /mcp`; a GET (the client's optional SSE stream) gets 405 from the router. */
+/** `POST /mcp` and `DELETE /mcp` (contracts in schema/http/mcp.ts); a GET (the client's optional SSE stream) gets 405 from the router. */
 export const McpRoutes = Effect.gen(function* () {
   const mcp = yield* Mcp
   return [
-    route({
-      method: "POST", path: "/mcp", summary: "Free MCP endpoint (Streamable HTTP, JSON responses): initialize, tools/list, tools/call",
-      tags: ["mcp"], guard: Guard.anon, bodyKind: "raw",
+    route(E.post, {
+      guard: Guard.anon,
       handler: ({ rawBody, req }) => mcp.post(rawBody, req.headers).pipe(Effect.map(toReply))
     }),
-    route({
-      method: "DELETE", path: "/mcp", summary: "End an MCP session (mcp-session-id header)", tags: ["mcp"], guard: Guard.anon,
+    route(E.end, {
+      guard: Guard.anon,
       handler: ({ req }) => mcp.end(req.headers).pipe(Effect.map(toReply))
     })
   ]

@@ -4,6 +4,7 @@
  * through the platform's errors and the modules' error maps; anything unmapped is a logged 500 with the request id.
  */
 import { Effect, type Exit, FiberId, Runtime } from "effect"
+import { z } from "zod"
 import { parseBody, parseForm } from "./Body"
 import { UnsupportedMediaType, ValidationFailed, type ErrorMap, type RouteError } from "./Errors"
 import { Reply } from "./Reply"
@@ -16,6 +17,9 @@ export type RunRoute = (
   route: AnyRoute, info: RequestInfo, params: Record<string, string>, rawBody: Buffer, complete: (reply: Reply) => void
 ) => () => void
 
+/** A query the handler validates itself (`rawQuery`) still passes the checks of every value (no NUL character). */
+const RAW_QUERY = z.unknown()
+
 export const makePipeline = (errorMaps: ErrorMap) => Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
@@ -25,7 +29,7 @@ export const makePipeline = (errorMaps: ErrorMap) => Effect.gen(function* () {
     const program = Effect.gen(function* () {
       const auth = yield* route.guard.run(info)
       const params = route.params ? yield* validate("path", route.params, pathParams) : {}
-      const query = route.query ? yield* validate("query", route.query, parseForm(info.query)) : {}
+      const query = route.query ? yield* validate("query", route.rawQuery ? RAW_QUERY : route.query, parseForm(info.query)) : {}
       let body: unknown = {}
       if (route.bodyKind) {
         const parsed = parseBody(route.bodyKind, info.headers.get("content-type"), rawBody)

@@ -1,14 +1,16 @@
 /**
- * Routes: method, path with typed params, zod schemas for path/query/body, a guard, and a handler returning an
- * Effect. Domains build their routes inside an Effect (closing over their services) and hand the list to the server;
- * handlers therefore need no services of their own (`R = never`).
+ * Routes: an endpoint's contract (method, path, zod schemas for path/query/body and the answer; declared once in
+ * `schema/http`, see endpoint.ts there) with a guard and a handler returning an Effect. Domains build their routes
+ * inside an Effect (closing over their services) and hand the list to the server; handlers therefore need no
+ * services of their own (`R = never`), and receive the parsed, typed values of the contract's schemas.
  */
 import type { Effect } from "effect"
 import type { z } from "zod"
+import type { BodyKind, Endpoint, Method, None } from "../../../schema/http/endpoint"
 import type { RouteError } from "./Errors"
 import { type Header, Reply } from "./Reply"
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
+export type { BodyKind, Method }
 
 /** Everything a handler or guard may know about the request; copied out of uWS before the first await. */
 export interface RequestInfo {
@@ -34,8 +36,6 @@ export interface Guard<A> {
   readonly run: (req: RequestInfo) => Effect.Effect<A, RouteError>
 }
 
-export type BodyKind = "json" | "form" | "json-or-form" | "raw"
-
 export interface HandlerInput<P, Q, B, A> {
   readonly params: P
   readonly query: Q
@@ -46,27 +46,30 @@ export interface HandlerInput<P, Q, B, A> {
   readonly rawBody: Buffer
 }
 
-export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A> {
-  readonly method: Method
-  /** `/api/alerts/{alert_id}`; a final `/*` matches any rest of the path. */
-  readonly path: string
-  readonly summary: string
-  readonly tags?: ReadonlyArray<string>
-  readonly params?: P
-  readonly query?: Q
-  readonly body?: B
-  /** How the body is read; default `json-or-form` when `body` is given. */
-  readonly bodyKind?: BodyKind
+/**
+ * What a handler may answer for a response schema's input type `T`: the values whose JSON is a `T` (read-only arrays
+ * and objects, a `Date` where a string goes). The response check (ResponseCheck.ts) checks the JSON itself.
+ */
+export type Sent<T> = T extends string ? T | Date
+  : T extends number | boolean | null | undefined ? T
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<Sent<U>>
+  : T extends object ? { readonly [K in keyof T]: Sent<T[K]> }
+  : T
+
+/** What a route adds to its endpoint's contract: who may call it, and what answers (a value of the contract's response, or any `Reply`). */
+export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, A, R extends z.ZodType = z.ZodType<unknown>> {
   readonly guard: Guard<A>
-  /** Response schema for the OpenAPI document. */
-  readonly response?: z.ZodType
-  /** Content type when the route answers something other than JSON. */
-  readonly produces?: string
-  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<unknown, RouteError>
+  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>) => Effect.Effect<Sent<z.input<R>> | Reply, RouteError>
   /** Optional hot path of a route without a body (see `FastPath`). */
   readonly fast?: FastPath
   /** This route's own body cap (bytes) instead of MAX_BODY_BYTES (e.g. inbound mail with attachments). */
   readonly maxBodyBytes?: number
+  /**
+   * The handler reads the query string itself (`req.query`) instead of the pipeline validating it first: the keyed
+   * data API counts a request before refusing its query, so its 422 carries the quota headers. The contract's `query`
+   * still documents it (and the handler validates with that same schema).
+   */
+  readonly rawQuery?: boolean
 }
 
 /**
@@ -104,18 +107,22 @@ export interface AnyRoute {
   readonly handler: (input: HandlerInput<any, any, any, any>) => Effect.Effect<unknown | Reply, RouteError>
   readonly fast?: FastPath
   readonly maxBodyBytes?: number
+  readonly rawQuery?: boolean
 }
 
-type Empty = z.ZodType<Record<string, never>>
-
-export const route = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, A = unknown>(
-  def: RouteDef<P, Q, B, A>
+/**
+ * A route: the endpoint's contract (from schema/http, or local for a page) with its guard and handler; the handler's
+ * input is typed by the contract's schemas.
+ */
+export const route = <P extends z.ZodType = None, Q extends z.ZodType = None, B extends z.ZodType = None, R extends z.ZodType = z.ZodType<unknown>, A = unknown>(
+  endpoint: Endpoint<P, Q, B, R>, impl: RouteImpl<P, Q, B, A, R>
 ): AnyRoute => ({
-  ...def,
-  tags: def.tags ?? [],
-  bodyKind: def.body ? (def.bodyKind ?? "json-or-form") : def.bodyKind,
-  guard: def.guard as Guard<unknown>,
-  handler: def.handler as AnyRoute["handler"]
+  ...endpoint,
+  ...impl,
+  tags: endpoint.tags ?? [],
+  bodyKind: endpoint.body ? (endpoint.bodyKind ?? "json-or-form") : endpoint.bodyKind,
+  guard: impl.guard as Guard<unknown>,
+  handler: impl.handler as AnyRoute["handler"]
 })
 
 /** Whether a browser asks (`Accept: text/html`): link pages answer it a page, API clients JSON. */

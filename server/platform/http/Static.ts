@@ -1,7 +1,8 @@
 /**
  * The console's built assets (`npm run build` → client/dist): `/assets/*` with immutable caching (file names carry
  * content hashes), and the console shell for `/` and the console's own client-side paths. Files are read once and
- * kept in memory; a missing build answers a page saying how to build it.
+ * kept in memory; a missing build answers a page saying how to build it. Their contracts stay here: pages and
+ * files, not JSON endpoints.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs"
 import { extname, join, normalize } from "node:path"
@@ -10,6 +11,7 @@ import { Effect } from "effect"
 import { NotFound } from "./Errors"
 import { Guard } from "./Guards"
 import { Reply } from "./Reply"
+import { endpoint } from "../../../schema/http/endpoint"
 import { route, type AnyRoute } from "./Route"
 
 export const CLIENT_DIST = fileURLToPath(new URL("../../../client/dist/", import.meta.url))
@@ -53,9 +55,11 @@ export const staticRoutes = (consolePaths: ReadonlyArray<string>, dir = CLIENT_D
     : Reply.html(NOT_BUILT, 200, [["cache-control", "no-store"]]))
   return [
     ...consolePaths.map((path) =>
-      route({ method: "GET", path, summary: "The live console", tags: ["console"], guard: Guard.anon, produces: "text/html", handler: shell })),
-    route({
-      method: "GET", path: "/assets/*", summary: "Console assets", tags: ["console"], guard: Guard.anon, produces: "application/octet-stream",
+      // The shell answers whatever a console path's parameter holds (`/tokens/{token}`): nothing to validate, so the
+      // contract declares no params (and is a plain object: `endpoint()` would ask for their schema).
+      route({ method: "GET", path, summary: "The live console", tags: ["console"], produces: "text/html" }, { guard: Guard.anon, handler: shell })),
+    route(endpoint({ method: "GET", path: "/assets/*", summary: "Console assets", tags: ["console"], produces: "application/octet-stream" }), {
+      guard: Guard.anon,
       handler: ({ req }) => {
         const rel = `assets/${req.path.slice("/assets/".length)}`
         const body = files.get(rel)

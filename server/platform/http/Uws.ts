@@ -19,6 +19,7 @@ import { MethodNotAllowed, NotFound, PayloadTooLarge } from "./Errors"
 import { clientAddressOf } from "./ClientAddress"
 import { IncomingRequest, nextRequestId, REQUEST_ID } from "./Request"
 import { makeRequestLog } from "./RequestLog"
+import { makeResponseCheck } from "./ResponseCheck"
 
 /** uWS silently falls back to a slow pure-Node implementation when its binary does not load: refuse to run on it. */
 export const assertNativeUws = () => {
@@ -71,6 +72,8 @@ export const makeHttpServer = (options: HttpServerOptions) =>
     const lookup = compileRoutes(options.routes)
     const clientAddress = clientAddressOf(config.trustProxy)
     const runRoute = yield* makePipeline(options.errors ?? {})
+    // Every answer of a route passes here before it is written (hot-path answers included); undefined when off.
+    const checkResponse = yield* makeResponseCheck
     let inFlight = 0
     let draining = false
     const idle = yield* Deferred.make<void>()
@@ -175,7 +178,9 @@ export const makeHttpServer = (options: HttpServerOptions) =>
       let later: ((reply: Reply) => void) | undefined
       if (route.fast !== undefined && route.bodyKind === undefined) {
         taken = route.fast(info, (reply) => (later !== undefined ? later(reply) : (immediate ??= reply)))
-        if (immediate !== undefined) return finish(res, info, route.path, started, immediate, head)
+        if (immediate !== undefined) {
+          return finish(res, info, route.path, started, checkResponse === undefined ? immediate : checkResponse(route, info, immediate), head)
+        }
       }
       // From here the request may outlive this callback.
       info.detach(!taken)
@@ -189,10 +194,11 @@ export const makeHttpServer = (options: HttpServerOptions) =>
         inflightCell.value = inFlight
         if (draining && inFlight === 0) runSync(Deferred.succeed(idle, undefined))
       }
-      const complete = (reply: Reply, close = false) => {
+      const complete = (answer: Reply, close = false) => {
         if (done) return
         done = true
         if (cancel) cancels.delete(cancel)
+        const reply = checkResponse === undefined || aborted ? answer : checkResponse(route, info, answer)
         if (reply instanceof StreamReply && !aborted) {
           // Still in flight until the last chunk is out: shutdown waits for it, then interrupts it like a handler.
           // (It may be over before `startStream` returns: a short stream with nothing to wait for.)

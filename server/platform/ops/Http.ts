@@ -1,5 +1,6 @@
+/** Health, readiness, metrics (with METRICS_TOKEN) and the OpenAPI document; contracts in schema/http/ops.ts. */
 import { Effect } from "effect"
-import { z } from "zod"
+import { OpsEndpoints as E } from "../../../schema/http/ops"
 import { AppConfig } from "../Config"
 import { Guard } from "../http/Guards"
 import { Reply } from "../http/Reply"
@@ -19,26 +20,24 @@ export const OpsRoutes = (catalog: () => ReadonlyArray<AnyRoute>) =>
     const config = yield* AppConfig
     let openapi: string | undefined
     return [
-      route({
-        method: "GET", path: "/healthz", summary: "Liveness: the process answers", tags: ["ops"], guard: Guard.anon,
-        response: z.object({ status: z.literal("ok"), uptime_seconds: z.number(), version: z.string() }),
+      route(E.healthz, {
+        guard: Guard.anon,
         handler: () => Effect.succeed(Reply.json({ status: "ok", uptime_seconds: health.uptimeSeconds(), version: VERSION }, 200, [["cache-control", "no-store"]]))
       }),
-      route({
-        method: "GET", path: "/readyz", summary: "Readiness: database, bus and actors (503 with the reason otherwise)", tags: ["ops"], guard: Guard.anon,
+      route(E.readyz, {
+        guard: Guard.anon,
         handler: () =>
           health.readiness().pipe(
             Effect.map((r) => Reply.json({ status: r.ready ? "ready" : "not_ready", ...r.checks }, r.ready ? 200 : 503, [["cache-control", "no-store"]]))
           )
       }),
       // On the public port only with METRICS_TOKEN (to that bearer token); otherwise on METRICS_PORT alone (MetricsServer).
-      ...(config.metrics.token === undefined ? [] : [route({
-        method: "GET", path: "/metrics", summary: "Prometheus text exposition (METRICS_TOKEN as bearer token; also on METRICS_PORT, loopback)",
-        tags: ["ops"], guard: Guard.bearerSecret(config.metrics.token), produces: "text/plain",
+      ...(config.metrics.token === undefined ? [] : [route(E.metrics, {
+        guard: Guard.bearerSecret(config.metrics.token),
         handler: () => metrics.render.pipe(Effect.map((text) => Reply.text(text, METRICS_CONTENT_TYPE, 200, [["cache-control", "no-store"]])))
       })]),
-      route({
-        method: "GET", path: "/openapi.json", summary: "This API's OpenAPI 3.1 document", tags: ["ops"], guard: Guard.anon,
+      route(E.openapi, {
+        guard: Guard.anon,
         handler: () =>
           Effect.sync(() => {
             openapi ??= JSON.stringify(openApiDocument(catalog(), { title: "Whale Intelligence API", version: VERSION, serverUrl: config.publicBaseUrl }))

@@ -1,10 +1,24 @@
 /** OpenAPI 3.1 generated from the route table and its zod schemas: every route appears without extra work. */
 import { z } from "zod"
+import { integerBounds } from "../../../schema/common"
 import type { AnyRoute } from "../http/Route"
+
+/**
+ * An integer given as a number or its decimal text (`intParam`) is documented as the integer it is, with its bounds
+ * and its default (zod leaves the default of a transformed value out of an input schema).
+ */
+const override = (ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }) => {
+  const def = ctx.zodSchema._zod.def as { type: string; defaultValue?: unknown }
+  if (def.type === "default" && ctx.jsonSchema.default === undefined) ctx.jsonSchema.default = def.defaultValue
+  const bounds = integerBounds.get(ctx.zodSchema as z.ZodType)
+  if (bounds === undefined) return
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key]
+  Object.assign(ctx.jsonSchema, { type: "integer", ...bounds })
+}
 
 const schemaOf = (s: z.ZodType, io: "input" | "output") => {
   try {
-    const json = z.toJSONSchema(s, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>
+    const json = z.toJSONSchema(s, { io, unrepresentable: "any", target: "draft-2020-12", override }) as Record<string, unknown>
     delete json.$schema
     return json
   } catch {
@@ -48,9 +62,14 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
       parameters: [...parameters("path", r.params), ...parameters("query", r.query)],
       responses: {
-        "200": r.produces
-          ? { description: "OK", content: { [r.produces]: {} } }
-          : { description: "OK", content: { "application/json": { schema: r.response ? schemaOf(r.response, "output") : {} } } },
+        // A page that answers API callers JSON (Accept) declares both its content type and its response schema.
+        "200": {
+          description: "OK",
+          content: {
+            ...(r.response || !r.produces ? { "application/json": { schema: r.response ? schemaOf(r.response, "output") : {} } } : {}),
+            ...(r.produces ? { [r.produces]: {} } : {})
+          }
+        },
         ...(r.params || r.query || r.body ? { "422": { description: "Validation error", content: { "application/json": { schema: VALIDATION_BODY } } } } : {}),
         default: { description: "Error", content: { "application/json": { schema: ERROR_BODY } } }
       },

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { type Context, Duration, Effect } from "effect"
-import { RestartAccepted, RestartParams } from "../../../schema/http/ops"
+import { OpsEndpoints } from "../../../schema/http/ops"
 import { ActorRegistry } from "../actors/Registry"
 import { CONSOLE_STREAMS, OpsCommand, OpsReport } from "../../../schema/ws"
 import { Principals } from "../http/Principals"
@@ -35,9 +35,8 @@ export const RestartRoutes = Effect.gen(function* () {
     const principals = yield* Principals
     const bus = yield* Bus
     return [
-      route({
-        method: "POST", path: "/ops/actors/{name}/restart", summary: "Restart an actor wherever it runs (administrators)", tags: ["ops"],
-        guard: principals.admin, params: RestartParams, response: RestartAccepted,
+      route(OpsEndpoints.restart, {
+        guard: principals.admin,
         handler: ({ params, auth }) =>
           Effect.gen(function* () {
             const processes = [...(yield* reportedActors(bus)).values()].filter((names) => names.has(params.name)).length

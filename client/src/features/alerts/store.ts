@@ -3,9 +3,10 @@
  * `user:<id>` topic. Optimistic toggles roll back when the server refuses.
  */
 import { createStore } from "solid-js/store"
-import { ConsoleAlert, type AlertResponse, type ChannelSettings, type HistoryItem, type ListAlertsResponse } from "../../../../schema/http/alerts"
-import type { CustomWalletsResponse } from "../../../../schema/http/alerts"
-import { alertsApi } from "./api"
+import {
+  type AlertResponse, type AlertType, type Channel, type ChannelSettings, ConsoleAlert, type CustomWalletsResponse, type HistoryItem, type ListAlertsResponse
+} from "../../../../schema/http/alerts"
+import { alertsApi, type CreateAlertBody, type UpdateAlertBody, type UpdateChannelsBody } from "./api"
 
 export interface AlertsState {
   list: ListAlertsResponse | null
@@ -67,7 +68,10 @@ export const createAlertsStore = () => {
       }
     },
     save: async (id: number | null, body: { type: string; params: unknown; channels: ReadonlyArray<string>; name: string | null }) => {
-      const saved = await attempt(() => (id === null ? alertsApi.create(body) : alertsApi.update(id, { params: body.params, channels: body.channels, name: body.name })), id === null ? "Alert created" : "Alert saved")
+      // The editor's form builds the params of whichever type it shows; the server checks them against that type.
+      const saved = await attempt(() => (id === null
+        ? alertsApi.create(body as CreateAlertBody)
+        : alertsApi.update(id, { params: body.params, channels: body.channels, name: body.name } as UpdateAlertBody)), id === null ? "Alert created" : "Alert saved")
       if (saved) replaceAlert(saved)
       return saved !== undefined
     },
@@ -87,7 +91,7 @@ export const createAlertsStore = () => {
       const r = await attempt(() => alertsApi.mute(hours), hours === 0 ? "Alerts unmuted" : `All alerts muted for ${hours} h`)
       if (r) setState("list", "muted_until", r.muted_until)
     },
-    updateChannels: async (body: unknown) => {
+    updateChannels: async (body: UpdateChannelsBody) => {
       const r = await attempt(() => alertsApi.updateChannels(body), "Channels saved")
       if (r) {
         const { webhook_secret, ...settings } = r
@@ -103,11 +107,11 @@ export const createAlertsStore = () => {
       if (c) setState("channels", c)
       if (c?.messenger.connected) setState("code", null)
     },
-    test: async (channel: string) => {
+    test: async (channel: Channel) => {
       const r = await attempt(() => alertsApi.test(channel))
       if (r) say(r.sent.map((s) => `${s.channel}: ${s.status}${s.detail ? ` (${s.detail})` : ""}`).join(", "), r.sent.some((s) => s.status !== "sent"))
     },
-    testType: async (type: string) => {
+    testType: async (type: AlertType) => {
       const r = await attempt(() => alertsApi.testType(type))
       if (r) say(`Sample ${type}: ${r.sent.map((s) => `${s.channel} ${s.status}`).join(", ")}`, r.sent.some((s) => s.status !== "sent"))
     },

@@ -1,12 +1,12 @@
-/** The backtest page's calls (spec §4.7), each answer parsed with its shared schema (schema/http/backtest.ts). */
-import type { z } from "zod"
-import { type BacktestRequest, BacktestResponse, BacktestSample } from "../../../../schema/http/backtest"
+/** The backtest page's calls (spec §4.7), by their shared contracts (schema/http/backtest.ts). */
+import { BacktestEndpoints as E } from "../../../../schema/http/backtest"
+import type { BodyOf } from "../../../../schema/http/endpoint"
 import { call } from "../../api/http"
 
-export type BacktestInput = z.input<typeof BacktestRequest>
+export type BacktestInput = BodyOf<typeof E.run>
 
 export const backtestApi = {
   /** Alpha tier or higher (401/403 otherwise); 422 names the field, 413 says the range holds too many picks. */
-  run: (body: BacktestInput) => call(BacktestResponse, "POST", "/api/backtest/run", body),
-  sample: () => call(BacktestSample, "GET", "/api/backtest/sample")
+  run: (body: BacktestInput) => call(E.run, { body }),
+  sample: () => call(E.sample)
 }

@@ -7,6 +7,7 @@ import { createEffect, createSignal, For, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
 import { navigate } from "../../router"
 import { useStore } from "../../store"
+import type { CancelReason } from "./api"
 import { createBilling } from "./store"
 
 const REASON_LABELS: Record<string, string> = {
@@ -20,7 +21,7 @@ export const BillingPage: Component<{ params: Record<string, string> }> = () => 
   const [session] = useStore()
   const billing = createBilling()
   const s = () => billing.state.status
-  const [reason, setReason] = createSignal("")
+  const [reason, setReason] = createSignal<CancelReason | "">("")
   const [confirming, setConfirming] = createSignal(false)
   const [currency, setCurrency] = createSignal("")
 
@@ -117,7 +118,7 @@ export const BillingPage: Component<{ params: Record<string, string> }> = () => 
           <Card title="Cancel" class="span-2">
             <Show when={confirming()} fallback={<button class="btn btn-ghost" onClick={() => setConfirming(true)}>Cancel subscription…</button>}>
               <p>You keep your plan until {day(sub()?.current_period_end ?? null)}. Tell us why (optional):</p>
-              <select value={reason()} onChange={(e) => setReason(e.currentTarget.value)}>
+              <select value={reason()} onChange={(e) => setReason(e.currentTarget.value as CancelReason | "")}>
                 <option value="">No reason</option>
                 <For each={s()?.cancel_reasons ?? []}>{(r) => <option value={r}>{REASON_LABELS[r] ?? r}</option>}</For>
               </select>{" "}

@@ -1,21 +1,23 @@
-/** The billing page's calls, each parsed with the shared schema (schema/http/billing.ts). */
-import { z } from "zod"
-import {
-  BillingStatusResponse, CheckoutResponse, CryptoInvoiceResponse, CurrenciesResponse, OkResponse, PortalResponse, SubscriptionView
-} from "../../../../schema/http/billing"
+/** The billing page's calls, by their shared contracts (schema/http/billing.ts). */
+import type { z } from "zod"
+import { BillingEndpoints as E, type BillingStatusResponse, type PaidTier } from "../../../../schema/http/billing"
+import type { BodyOf } from "../../../../schema/http/endpoint"
 import { call } from "../../api/http"
 
+export type Tier = z.input<typeof PaidTier>
+export type CancelReason = BodyOf<typeof E.cancel>["reason"]
+
 export const billingApi = {
-  status: () => call(BillingStatusResponse, "GET", "/api/billing/status"),
-  checkout: (tier: string, interval: "monthly" | "yearly") => call(CheckoutResponse, "POST", "/api/subscribe/cardprocessor", { tier, interval }),
-  portal: () => call(PortalResponse, "POST", "/api/billing/portal", {}),
-  switchYearly: () => call(PortalResponse, "POST", "/api/billing/switch-yearly", {}),
-  cancel: (reason?: string) => call(SubscriptionView, "POST", "/api/subscribe/cancel", reason ? { reason } : {}),
-  cancelFeedback: (reason: "downgraded" | "stayed") => call(OkResponse, "POST", "/api/subscribe/cancel-feedback", { reason }),
-  downgrade: (tier: string) => call(SubscriptionView, "POST", "/api/subscribe/downgrade", { tier }),
-  currencies: () => call(CurrenciesResponse, "GET", "/api/crypto/currencies"),
-  crypto: (tier: string, interval: "monthly" | "yearly", currency?: string) =>
-    call(CryptoInvoiceResponse, "POST", "/api/subscribe/crypto", { tier, interval, ...(currency ? { currency } : {}) })
+  status: () => call(E.status),
+  checkout: (tier: Tier, interval: "monthly" | "yearly") => call(E.checkout, { body: { tier, interval } }),
+  portal: () => call(E.portal),
+  switchYearly: () => call(E.switchYearly),
+  cancel: (reason?: CancelReason) => call(E.cancel, { body: reason ? { reason } : {} }),
+  cancelFeedback: (reason: "downgraded" | "stayed") => call(E.cancelFeedback, { body: { reason } }),
+  downgrade: (tier: Tier) => call(E.downgrade, { body: { tier } }),
+  currencies: () => call(E.currencies),
+  crypto: (tier: Tier, interval: "monthly" | "yearly", currency?: string) =>
+    call(E.crypto, { body: { tier, interval, ...(currency ? { currency } : {}) } })
 }
 
 export type BillingStatus = z.infer<typeof BillingStatusResponse>

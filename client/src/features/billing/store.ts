@@ -3,7 +3,7 @@
  * (checkout, portal, switch to yearly, crypto invoice) navigate there; the others refresh the status.
  */
 import { createStore } from "solid-js/store"
-import { billingApi, type BillingStatus } from "./api"
+import { billingApi, type BillingStatus, type CancelReason, type Tier } from "./api"
 
 export interface BillingState {
   readonly status: BillingStatus | null
@@ -34,18 +34,18 @@ export const createBilling = (go: (url: string) => void = (url) => window.locati
     state,
     load,
     loadCurrencies,
-    checkout: (tier: string, interval: "monthly" | "yearly") => run(`checkout:${tier}:${interval}`, () => billingApi.checkout(tier, interval), (s) => go(s.url)),
+    checkout: (tier: Tier, interval: "monthly" | "yearly") => run(`checkout:${tier}:${interval}`, () => billingApi.checkout(tier, interval), (s) => go(s.url)),
     portal: () => run("portal", billingApi.portal, (p) => go(p.url)),
     switchYearly: () => run("switch", billingApi.switchYearly, (p) => go(p.url)),
-    crypto: (tier: string, interval: "monthly" | "yearly", currency?: string) =>
+    crypto: (tier: Tier, interval: "monthly" | "yearly", currency?: string) =>
       run(`crypto:${tier}`, () => billingApi.crypto(tier, interval, currency), (i) => go(i.invoice_url)),
-    cancel: (reason?: string) =>
+    cancel: (reason?: CancelReason) =>
       run("cancel", () => billingApi.cancel(reason), async () => {
         setState({ notice: "Cancelled. You keep your plan until the end of the period." })
         setState({ status: await billingApi.status() })
       }),
     keep: () => run("keep", () => billingApi.cancelFeedback("stayed"), () => void setState({ notice: "Glad you're staying." })),
-    downgrade: (tier: string) =>
+    downgrade: (tier: Tier) =>
       run("downgrade", () => billingApi.downgrade(tier), async () => {
         await billingApi.cancelFeedback("downgraded").catch(() => undefined)
         setState({ notice: `Your plan changes to ${tier} at the end of the period.` })

@@ -3,7 +3,8 @@
  * their status and threads, compose and quick send, batch send to pending contacts, and the X-outreach list.
  */
 import { createSignal, For, onMount, Show, type Component } from "solid-js"
-import { CONTACT_STATUSES } from "../../../../schema/http/email"
+import { CONTACT_STATUSES, type ContactStatus, EmailEndpoints as E } from "../../../../schema/http/email"
+import { pathOf } from "../../../../schema/http/endpoint"
 import { Card } from "../../components/Card"
 import { createEmailStore } from "./store"
 
@@ -23,7 +24,7 @@ export const EmailPage: Component = () => {
       <div class="email">
         <Show when={mail.state.notice}>{(m) => <p class="notice" role="status">{m()}</p>}</Show>
         <Show when={mail.state.error}>{(m) => <p class="notice notice-warn" role="alert">{m()}</p>}</Show>
-        <Card title="Inbox" aside={<span class="muted">{mail.state.ws?.unread ?? 0} unread · <button class="link" onClick={() => void mail.act("/email/inbox/mark-all-read")}>mark all read</button></span>}>
+        <Card title="Inbox" aside={<span class="muted">{mail.state.ws?.unread ?? 0} unread · <button class="link" onClick={() => void mail.act(E.markAllRead)}>mark all read</button></span>}>
           <Show when={(mail.state.ws?.inbox.length ?? 0) > 0} fallback={<p class="empty">No replies yet.</p>}>
             <ul class="inbox">
               <For each={mail.state.ws?.inbox}>
@@ -34,10 +35,10 @@ export const EmailPage: Component = () => {
                     </button>
                     <div class="muted">{m.snippet}</div>
                     <Show when={mail.state.openMessage === m.id}>
-                      <iframe class="mail-body" title={`Message ${m.id}`} src={`/email/message/${m.id}/body`} sandbox="allow-popups allow-popups-to-escape-sandbox" />
-                      <For each={m.attachments}>{(a) => <a class="att" href={`/email/attachment/${a.id}`}>{a.filename} ({size(a.size_bytes)})</a>}</For>
+                      <iframe class="mail-body" title={`Message ${m.id}`} src={pathOf(E.messageBody, { msg_id: m.id })} sandbox="allow-popups allow-popups-to-escape-sandbox" />
+                      <For each={m.attachments}>{(a) => <a class="att" href={pathOf(E.attachment, { att_id: a.id })}>{a.filename} ({size(a.size_bytes)})</a>}</For>
                       <p><Show when={m.contact_id}>{(c) => <button class="link" onClick={() => void mail.openThread(c())}>Open thread</button>}</Show>{" "}
-                        <button class="link" onClick={() => void mail.act(`/email/messages/${m.id}/delete`, {}, "Message deleted.")}>Delete</button></p>
+                        <button class="link" onClick={() => void mail.act(E.deleteMessage, { params: { msg_id: m.id } }, "Message deleted.")}>Delete</button></p>
                     </Show>
                   </li>
                 )}
@@ -47,7 +48,7 @@ export const EmailPage: Component = () => {
         </Card>
 
         <Card title="Contacts" aside={<span class="muted">{mail.state.ws?.contacts.length ?? 0}</span>}>
-          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void mail.act("/email/contact", contact(), "Contact added.").then((r) => r && setContact({ email: "", name: "", company: "" })) }}>
+          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void mail.act(E.addContact, { body: contact() }, "Contact added.").then((r) => r && setContact({ email: "", name: "", company: "" })) }}>
             <input type="email" required placeholder="email" aria-label="Contact e-mail" value={contact().email} onInput={(e) => setContact({ ...contact(), email: e.currentTarget.value })} />
             <input placeholder="name" aria-label="Contact name" value={contact().name} onInput={(e) => setContact({ ...contact(), name: e.currentTarget.value })} />
             <input placeholder="company" aria-label="Company" value={contact().company} onInput={(e) => setContact({ ...contact(), company: e.currentTarget.value })} />
@@ -62,12 +63,12 @@ export const EmailPage: Component = () => {
                     <tr>
                       <td><button class="link" onClick={() => void mail.openThread(c.id)}>{c.name || c.email}</button><div class="muted">{c.email}{c.company ? ` · ${c.company}` : ""}</div></td>
                       <td>
-                        <select aria-label={`Status of ${c.email}`} value={c.status} onChange={(e) => void mail.act(`/email/contact/${c.id}/status`, { status: e.currentTarget.value })}>
+                        <select aria-label={`Status of ${c.email}`} value={c.status} onChange={(e) => void mail.act(E.setStatus, { params: { contact_id: c.id }, body: { status: e.currentTarget.value as ContactStatus } })}>
                           <For each={CONTACT_STATUSES}>{(s) => <option value={s}>{s}</option>}</For>
                         </select>
                       </td>
                       <td class="num">{c.messages}{c.unread > 0 ? ` (${c.unread} new)` : ""}</td>
-                      <td><a href={`/email/compose/${c.id}`}>Compose</a> · <button class="link" onClick={() => void mail.act(`/email/contact/${c.id}/delete`, {}, "Contact deleted.")}>Delete</button></td>
+                      <td><a href={pathOf(E.compose, { contact_id: c.id })}>Compose</a> · <button class="link" onClick={() => void mail.act(E.deleteContact, { params: { contact_id: c.id } }, "Contact deleted.")}>Delete</button></td>
                     </tr>
                   )}
                 </For>
@@ -89,7 +90,7 @@ export const EmailPage: Component = () => {
         </Show>
 
         <Card title="Quick send">
-          <form class="stack-form" onSubmit={(e) => { e.preventDefault(); void mail.act("/email/quick-send", to(), "Message queued.").then((r) => r && setTo({ email: "", name: "", subject: "", body: "" })) }}>
+          <form class="stack-form" onSubmit={(e) => { e.preventDefault(); void mail.act(E.quickSend, { body: to() }, "Message queued.").then((r) => r && setTo({ email: "", name: "", subject: "", body: "" })) }}>
             <input type="email" required placeholder="to" aria-label="Recipient" value={to().email} onInput={(e) => setTo({ ...to(), email: e.currentTarget.value })} />
             <input required placeholder="subject" aria-label="Subject" value={to().subject} onInput={(e) => setTo({ ...to(), subject: e.currentTarget.value })} />
             <textarea required rows={4} placeholder="message" aria-label="Message" value={to().body} onInput={(e) => setTo({ ...to(), body: e.currentTarget.value })} />
@@ -106,7 +107,7 @@ export const EmailPage: Component = () => {
         </Card>
 
         <Card title="X outreach" aside={<span class="muted">{mail.state.ws?.outreach.filter((o) => o.sent).length ?? 0} / {mail.state.ws?.outreach.length ?? 0} sent</span>}>
-          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void mail.act("/email/x-outreach/add", { handle: handle() }).then((r) => r && setHandle("")) }}>
+          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void mail.act(E.addOutreach, { body: { handle: handle() } }).then((r) => r && setHandle("")) }}>
             <input required placeholder="@handle" aria-label="X handle" value={handle()} onInput={(e) => setHandle(e.currentTarget.value)} />
             <button type="submit">Add</button>
           </form>
@@ -114,8 +115,8 @@ export const EmailPage: Component = () => {
             <For each={mail.state.ws?.outreach}>
               {(o) => (
                 <li>
-                  <label><input type="checkbox" checked={o.sent} onChange={() => void mail.act(`/email/x-outreach/${o.id}/toggle-sent`)} /> <a href={`https://x.com/${o.handle}`} target="_blank" rel="noopener noreferrer">@{o.handle}</a></label>
-                  {o.note ? <span class="muted"> · {o.note}</span> : null} <button class="link" onClick={() => void mail.act(`/email/x-outreach/${o.id}/delete`)}>Delete</button>
+                  <label><input type="checkbox" checked={o.sent} onChange={() => void mail.act(E.toggleOutreach, { params: { target_id: o.id } })} /> <a href={`https://x.com/${o.handle}`} target="_blank" rel="noopener noreferrer">@{o.handle}</a></label>
+                  {o.note ? <span class="muted"> · {o.note}</span> : null} <button class="link" onClick={() => void mail.act(E.deleteOutreach, { params: { target_id: o.id } })}>Delete</button>
                 </li>
               )}
             </For>

@@ -1,29 +1,22 @@
 /**
- * The e-mail workspace's calls. Reads are parsed with the shared schemas (schema/http/email.ts); the §4.6 actions
- * are the same url-encoded forms a plain HTML form would post, sent with the CSRF token the workspace answer gave.
+ * The e-mail workspace's calls, by their shared contracts (schema/http/email.ts). Reads are JSON; the §4.6 actions
+ * are the same url-encoded forms a plain HTML form would post, sent with the CSRF token the workspace answer gave
+ * (in the form and as `X-CSRF-Token`).
  */
-import { z } from "zod"
-import { Thread, Workspace } from "../../../../schema/http/email"
-import { call, HttpError } from "../../api/http"
+import { EmailEndpoints as E } from "../../../../schema/http/email"
+import type { BodyOf, Endpoint, ParamsOf } from "../../../../schema/http/endpoint"
+import { call, type CallInput } from "../../api/http"
+
+/** A workspace action: the contract of one of its forms. */
+export type EmailAction = (typeof E)[
+  "markRead" | "deleteMessage" | "markAllRead" | "addContact" | "quickSend" | "batchSend" | "setStatus" | "deleteContact" | "addOutreach" |
+  "deleteOutreach" | "toggleOutreach"
+]
 
 export const emailApi = {
-  workspace: () => call(Workspace, "GET", "/api/email/workspace"),
-  thread: (contactId: number) => call(Thread, "GET", `/api/email/contacts/${contactId}/thread`),
-  /** Posts a workspace form; resolves with the JSON answer. */
-  form: async (path: string, csrf: string, fields: Record<string, string> = {}): Promise<unknown> => {
-    const res = await fetch(path, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { accept: "application/json", "content-type": "application/x-www-form-urlencoded", "x-csrf-token": csrf },
-      body: new URLSearchParams({ ...fields, _csrf: csrf }).toString()
-    })
-    const body = (await res.json().catch(() => null)) as { detail?: unknown; code?: string } | null
-    if (!res.ok) {
-      const detail = typeof body?.detail === "string" ? body.detail : Array.isArray(body?.detail) ? `${(body!.detail[0] as { loc?: Array<string> }).loc?.at(-1)}: ${(body!.detail[0] as { msg?: string }).msg}` : `Request failed (${res.status})`
-      throw new HttpError(res.status, body?.code, detail)
-    }
-    return body
-  }
+  workspace: () => call(E.workspace),
+  thread: (contactId: number) => call(E.thread, { params: { contact_id: contactId } }),
+  /** Posts a workspace form with its CSRF token; resolves with the JSON answer, parsed by the action's contract. */
+  form: <A extends Endpoint<any, any, any, any>>(action: A, csrf: string, input: { params?: ParamsOf<A>; body?: Omit<BodyOf<A>, "_csrf"> } = {}) =>
+    call(action, { params: input.params, body: { ...input.body, _csrf: csrf } } as unknown as CallInput<A>, { form: true, headers: { "x-csrf-token": csrf } })
 }
-
-export const BatchResult = z.object({ sent: z.number().int(), remaining_pending: z.number().int() })

@@ -1,7 +1,8 @@
 /** The /email dashboard's state: the workspace (inbox, contacts, outreach), the open thread, and form actions. */
 import { createStore } from "solid-js/store"
-import type { Thread, Workspace } from "../../../../schema/http/email"
-import { BatchResult, emailApi } from "./api"
+import { EmailEndpoints as E, type Thread, type Workspace } from "../../../../schema/http/email"
+import type { BodyOf, ParamsOf, ResponseOf } from "../../../../schema/http/endpoint"
+import { type EmailAction, emailApi } from "./api"
 
 export interface EmailState {
   readonly ws: Workspace | null
@@ -22,10 +23,12 @@ export const createEmailStore = () => {
       setState(status === 401 || status === 403 ? { denied: true } : { error: (e as Error).message })
     }
   }
-  const act = async (path: string, fields: Record<string, string> = {}, notice?: string) => {
+  const act = async <A extends EmailAction>(
+    action: A, input: { params?: ParamsOf<A>; body?: Omit<BodyOf<A>, "_csrf"> } = {}, notice?: string
+  ): Promise<ResponseOf<A> | null> => {
     if (!state.ws) return null
     try {
-      const answer = await emailApi.form(path, state.ws.csrf_token, fields)
+      const answer = await emailApi.form(action, state.ws.csrf_token, input)
       setState({ notice: notice ?? null, error: null })
       await load()
       if (state.thread) await openThread(state.thread.contact.id)
@@ -46,12 +49,11 @@ export const createEmailStore = () => {
     state, load, act, openThread,
     openMessage: (id: number | null) => {
       setState({ openMessage: id })
-      if (id !== null) void emailApi.form(`/email/inbox/${id}/read`, state.ws?.csrf_token ?? "").then(load, () => undefined)
+      if (id !== null) void emailApi.form(E.markRead, state.ws?.csrf_token ?? "", { params: { msg_id: id } }).then(load, () => undefined)
     },
     batchSend: async (subject: string, body: string) => {
-      const answer = await act("/email/batch-send", { subject, body })
-      const parsed = BatchResult.safeParse(answer)
-      if (parsed.success) setState({ notice: `Batch queued: ${parsed.data.sent} sent, ${parsed.data.remaining_pending} still pending.` })
+      const answer = await act(E.batchSend, { body: { subject, body } })
+      if (answer) setState({ notice: `Batch queued: ${answer.sent} sent, ${answer.remaining_pending} still pending.` })
     }
   }
 }

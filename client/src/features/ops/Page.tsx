@@ -3,6 +3,7 @@
  * with a restart button each; bus, stream and database figures; links to the raw endpoints.
  */
 import { createMemo, For, onCleanup, onMount, Show, type Component } from "solid-js"
+import { OpsEndpoints } from "../../../../schema/http/ops"
 import type { OpsReport } from "../../../../schema/ws"
 import { Card } from "../../components/Card"
 import { ActorTable } from "../../components/ActorTable"
@@ -66,7 +67,7 @@ export const Ops: Component = () => {
               <span class="muted" title="Prometheus text on each process's METRICS_PORT (127.0.0.1:9464 by default), or on this port with the METRICS_TOKEN bearer token">/metrics: METRICS_PORT</span>
               <a href="/readyz" target="_blank" rel="noopener">/readyz</a>
               <a href="/healthz" target="_blank" rel="noopener">/healthz</a>
-              <a href="/openapi.json" target="_blank" rel="noopener">/openapi.json</a>
+              <a href={OpsEndpoints.openapi.path} target="_blank" rel="noopener">{OpsEndpoints.openapi.path}</a>
             </nav>
           </div>
           <Show when={state.ops.notice}>{(n) => <p class="notice" role="status">{n()}</p>}</Show>

@@ -5,7 +5,7 @@
  * one pick's exit timing, and the top runners.
  */
 import { For, onCleanup, onMount, Show, type Component } from "solid-js"
-import type { PickRow, Summary } from "../../../../schema/http/picks"
+import { type PickRow, PicksEndpoints, type Summary } from "../../../../schema/http/picks"
 import { Card } from "../../components/Card"
 import { ago, price } from "../../lib/format"
 import { Link } from "../../router"
@@ -214,7 +214,7 @@ export const PicksPage: Component = () => {
       </div>
       <p class="muted small">
         Observational on-chain data about tracked whale wallets, not financial advice. Every pick and grade is in a hash-chained ledger
-        (<a href="/api/picks2/ledger">/api/picks2/ledger</a>); all graded picks: <a href="/api/picks2/picks">/api/picks2/picks</a>.
+        (<a href={PicksEndpoints.ledger.path}>{PicksEndpoints.ledger.path}</a>); all graded picks: <a href={PicksEndpoints.picks.path}>{PicksEndpoints.picks.path}</a>.
       </p>
     </div>
   )

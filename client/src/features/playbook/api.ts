@@ -1,23 +1,19 @@
-/** The playbook's calls (spec §4.9), each answer parsed with its shared schema. */
-import { z } from "zod"
-import {
-  CompareResult, ConfluenceList, type CreateEventRequest, EventDetail, EventFlow, LiveResponse, PastEventList, Patterns,
-  PlaybookEvent, PositioningList, RecoveryResult, SignalsResult
-} from "../../../../schema/http/playbook"
+/** The playbook's calls (spec §4.9), by their shared contracts (schema/http/playbook.ts). */
+import type { BodyOf } from "../../../../schema/http/endpoint"
+import { PlaybookEndpoints as E } from "../../../../schema/http/playbook"
 import { call } from "../../api/http"
 
 export const playbookApi = {
-  live: () => call(LiveResponse, "GET", "/api/playbook/live"),
-  positioning: (daysAhead = 60) => call(PositioningList, "GET", `/api/playbook/positioning?days_ahead=${daysAhead}`),
-  past: (limit = 40) => call(PastEventList, "GET", `/api/playbook/past-events?limit=${limit}`),
-  patterns: () => call(Patterns, "GET", "/api/playbook/patterns"),
-  confluence: () => call(ConfluenceList, "GET", "/api/playbook/confluence"),
-  detail: (id: number) => call(EventDetail, "GET", `/api/playbook/events/${id}`),
-  flow: (id: number, bucket: number) => call(EventFlow, "GET", `/api/playbook/events/${id}/flow?bucket=${bucket}`),
-  signals: (id: number) => call(SignalsResult, "GET", `/api/playbook/events/${id}/signals`),
-  recovery: (id: number) => call(RecoveryResult, "GET", `/api/playbook/events/${id}/recovery`),
-  compare: (a: number, b: number) => call(CompareResult, "GET", `/api/playbook/compare?a=${a}&b=${b}`),
-  create: (body: z.input<typeof import("../../../../schema/http/playbook").CreateEventRequest> | CreateEventRequest) =>
-    call(PlaybookEvent, "POST", "/api/playbook/events", body),
-  setStatus: (id: number, status: "LIVE" | "COMPLETED") => call(PlaybookEvent, "POST", `/api/playbook/events/${id}/status`, { status })
+  live: () => call(E.live),
+  positioning: (daysAhead = 60) => call(E.positioning, { query: { days_ahead: daysAhead } }),
+  past: (limit = 40) => call(E.past, { query: { limit } }),
+  patterns: () => call(E.patterns),
+  confluence: () => call(E.confluence),
+  detail: (id: number) => call(E.detail, { params: { event_id: id } }),
+  flow: (id: number, bucket: number) => call(E.flow, { params: { event_id: id }, query: { bucket } }),
+  signals: (id: number) => call(E.signals, { params: { event_id: id } }),
+  recovery: (id: number) => call(E.recovery, { params: { event_id: id } }),
+  compare: (a: number, b: number) => call(E.compare, { query: { a, b } }),
+  create: (body: BodyOf<typeof E.create>) => call(E.create, { body }),
+  setStatus: (id: number, status: "LIVE" | "COMPLETED") => call(E.setStatus, { params: { event_id: id }, body: { status } })
 }
