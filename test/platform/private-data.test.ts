@@ -96,6 +96,17 @@ describe("WebSocket: a user topic is its user's only", () => {
   })
 })
 
+describe("caching", () => {
+  it("marks a signed-in caller's answers private, never for a shared cache; public answers keep their own policy", async () => {
+    for (const path of ["/api/alerts", "/api/keys", "/api/watchlist", "/auth/me"]) {
+      const res = await fetch(`${app.url}${path}`, { headers: bearer(a.token) })
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get("cache-control"), path).toMatch(/private|no-store/)
+    }
+    expect((await fetch(`${app.url}/api/pricing`)).headers.get("cache-control")).not.toMatch(/private/)
+  })
+})
+
 describe("alerts: subscriptions, deliveries, channels and the messenger link", () => {
   const t = newToken()
   let alertId = 0

@@ -2,6 +2,8 @@
  * The one request pipeline of every route: guard → path, query and body validation → handler, as one Effect fiber
  * started at once (a handler that needs no I/O has answered before `runRoute` returns). Failures become replies
  * through the platform's errors and the modules' error maps; anything unmapped is a logged 500 with the request id.
+ * An answer to a caller the guard identified (a session, an API key) is that caller's: without a `cache-control` of
+ * its own it goes out `private, no-store`, so no shared cache keeps one user's answer for another.
  */
 import { Effect, type Exit, FiberId, Runtime } from "effect"
 import { z } from "zod"
@@ -20,14 +22,19 @@ export type RunRoute = (
 /** A query the handler validates itself (`rawQuery`) still passes the checks of every value (no NUL character). */
 const RAW_QUERY = z.unknown()
 
+const PRIVATE: readonly [string, string] = ["cache-control", "private, no-store"]
+const hasCacheControl = (reply: Reply) => reply.headers.some(([name]) => name.length === 13 && name.toLowerCase() === "cache-control")
+
 export const makePipeline = (errorMaps: ErrorMap) => Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
   const runSync = Runtime.runSync(runtime)
 
   const runRoute: RunRoute = (route, info, pathParams, rawBody, complete) => {
+    let identified = false
     const program = Effect.gen(function* () {
       const auth = yield* route.guard.run(info)
+      identified = auth !== undefined && auth !== null
       const params = route.params ? yield* validate("path", route.params, pathParams) : {}
       const query = route.query ? yield* validate("query", route.rawQuery ? RAW_QUERY : route.query, parseForm(info.query)) : {}
       let body: unknown = {}
@@ -43,7 +50,10 @@ export const makePipeline = (errorMaps: ErrorMap) => Effect.gen(function* () {
       return yield* route.handler({ params, query, body, auth, req: info, rawBody })
     })
     const onExit = (exit: Exit.Exit<unknown, RouteError>) => {
-      if (exit._tag === "Success") return complete(exit.value instanceof Reply ? exit.value : Reply.json(exit.value ?? null))
+      if (exit._tag === "Success") {
+        const reply = exit.value instanceof Reply ? exit.value : Reply.json(exit.value ?? null)
+        return complete(identified && !hasCacheControl(reply) ? reply.withHeaders(PRIVATE) : reply)
+      }
       const { reply, fault } = replyForCause(exit.cause, info.id, errorMaps)
       if (fault) runSync(Effect.logError("request failed", exit.cause).pipe(Effect.annotateLogs({ req: info.id, route: route.path })))
       complete(reply)
