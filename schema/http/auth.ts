@@ -121,9 +121,30 @@ export const TrialResponse = z.object({ ok: z.literal(true), tier: Tier, trial_e
 /** The reset-password page: with a mailed token, the new-password form; without, the forgot-password form. */
 export const ResetPageQuery = z.object({ token: LinkToken.optional() })
 
+/** A signed-in session of the account (a login and its refreshes), for the account page. */
+export const SessionInfo = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  last_used_at: z.string(),
+  expires_at: z.string(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  /** The session this request came with. */
+  current: z.boolean()
+})
+export type SessionInfo = z.infer<typeof SessionInfo>
+export const SessionsResponse = z.object({ sessions: z.array(SessionInfo) })
+export const SessionParams = z.object({ session_id: z.string().min(8).max(100) })
+export const RevokeSessionResponse = z.object({ revoked: z.literal(true), id: z.string(), current: z.boolean() })
+
 const tags = ["auth"]
 
 export const AuthEndpoints = {
+  sessions: endpoint({ method: "GET", path: "/auth/sessions", summary: "The account's active sessions (newest use first); `current` marks this one", tags, response: SessionsResponse }),
+  revokeSession: endpoint({
+    method: "POST", path: "/auth/sessions/{session_id}/revoke", summary: "Sign one of the account's sessions out (another account's id: 404)", tags,
+    params: SessionParams, response: RevokeSessionResponse
+  }),
   register: endpoint({
     method: "POST", path: "/auth/register", summary: "Create an account and mail its verification link (same answer for a taken address)", tags,
     body: RegisterRequest, response: OkResponse

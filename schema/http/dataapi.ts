@@ -103,5 +103,10 @@ export const DataApiEndpoints = {
   usage: endpoint({
     method: "GET", path: "/api/v1/usage", summary: "The caller's requests today (all keys of the account), limit and reset time", tags,
     response: envelope(UsageData)
+  }),
+  /** The same figures for the account page: signed in (session), not counted against the quota. */
+  accountUsage: endpoint({
+    method: "GET", path: "/api/keys/usage", summary: "Today's data API requests of the signed-in account (all keys), limit and reset; not counted", tags: ["api-keys"],
+    response: UsageData
   })
 }

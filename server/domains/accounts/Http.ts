@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { AuthEndpoints as E, TierResponse } from "../../../schema/http/auth"
 import { AppConfig } from "../../platform/Config"
-import { Unauthorized } from "../../platform/http/Errors"
+import { NotFound, Unauthorized } from "../../platform/http/Errors"
 import { crossSite, crossSiteRefused } from "../../platform/http/SameOrigin"
 import { Guard } from "../../platform/http/Guards"
 import { Reply } from "../../platform/http/Reply"
@@ -72,6 +72,18 @@ export const AuthRoutes = Effect.gen(function* () {
           if (sid) yield* sessions.revoke(sid, "logout")
           return Reply.json({ ok: true, message: "Signed out" }, 200, [...clearedCookies(secure), NO_STORE])
         })
+    }),
+    route(E.sessions, {
+      guard: guards.user,
+      handler: ({ auth }) => sessions.listOf(auth.id, auth.sessionId).pipe(Effect.map((list) => ({ sessions: list })))
+    }),
+    route(E.revokeSession, {
+      guard: guards.user,
+      handler: ({ auth, params }) =>
+        sessions.revokeOwn(auth.id, params.session_id).pipe(
+          Effect.filterOrFail((revoked) => revoked, () => new NotFound({ message: "No such session of this account", code: "session_not_found" })),
+          Effect.map(() => ({ revoked: true as const, id: params.session_id, current: params.session_id === auth.sessionId }))
+        )
     }),
     route(E.tier, {
       guard: guards.optionalUser,

@@ -48,6 +48,19 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("app/SessionRepo"
           UPDATE sessions SET revoked_at = now(), revoked_reason = ${reason}
           WHERE id = ${sessionId} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
 
+      /** The user's sessions still alive, the most recently used first. */
+      activeOf: (userId: number) =>
+        sql<{ id: string; created_at: Date; last_used_at: Date; expires_at: Date; ip: string | null; user_agent: string | null }>`
+          SELECT id, created_at, last_used_at, expires_at, ip, user_agent FROM sessions
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > now()
+          ORDER BY last_used_at DESC LIMIT 100`.pipe(Effect.orDie),
+
+      /** Revokes one of the user's own sessions; false when it is not theirs or not alive. */
+      revokeOwn: (userId: number, sessionId: string, reason: string) =>
+        sql<{ id: string }>`
+          UPDATE sessions SET revoked_at = now(), revoked_reason = ${reason}
+          WHERE id = ${sessionId} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+
       revokeAllOf: (userId: number, reason: string) =>
         sql<{ id: string }>`
           UPDATE sessions SET revoked_at = now(), revoked_reason = ${reason}

@@ -112,6 +112,18 @@ export class Sessions extends Effect.Service<Sessions>()("app/Sessions", {
       revoke: Effect.fn("Sessions.revoke")(function* (sessionId: string, reason: string) {
         yield* repo.revoke(sessionId, reason)
       }),
+      /** The user's live sessions for the account page; `current` is the one the request came with. */
+      listOf: Effect.fn("Sessions.listOf")(function* (userId: number, currentSessionId: string | undefined) {
+        const rows = yield* repo.activeOf(userId)
+        return rows.map((r) => ({
+          id: r.id, created_at: r.created_at.toISOString(), last_used_at: r.last_used_at.toISOString(), expires_at: r.expires_at.toISOString(),
+          ip: r.ip, user_agent: r.user_agent, current: r.id === currentSessionId
+        }))
+      }),
+      /** Signs one of the user's sessions out: false when it is not theirs (the caller answers 404, as for a missing one). */
+      revokeOwn: Effect.fn("Sessions.revokeOwn")(function* (userId: number, sessionId: string) {
+        return yield* repo.revokeOwn(userId, sessionId, "signed_out_from_account_page")
+      }),
       revokeAll: Effect.fn("Sessions.revokeAll")(function* (userId: number, reason: string) {
         return yield* repo.revokeAllOf(userId, reason)
       }),

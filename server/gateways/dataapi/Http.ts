@@ -2,13 +2,14 @@
  * The keyed data API's routes (contracts in schema/http/dataapi.ts): each counts the request, then validates its
  * query itself (`rawQuery`: a 422 carries the quota headers), then answers the data in its envelope.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { z } from "zod"
 import { DataApiEndpoints as E, type UsageData } from "../../../schema/http/dataapi"
 import type { Endpoint } from "../../../schema/http/endpoint"
 import { Analytics } from "../../domains/analytics/Analytics"
 import { ReadModels } from "../../domains/analytics/ReadModels"
-import { isoWithOffset } from "../../domains/analytics/Windows"
+import { DAY_MS, dayStart, isoWithOffset } from "../../domains/analytics/Windows"
+import { AuthGuards } from "../../domains/accounts/Guards"
 import { ApiKeys, type KeyOwner } from "../../domains/apikeys/ApiKeys"
 import { ApiKeyGuard } from "../../domains/apikeys/Guard"
 import type { AppError } from "../../platform/http/Errors"
@@ -26,6 +27,7 @@ export const DataApiRoutes = Effect.gen(function* () {
   const analytics = yield* Analytics
   const keys = yield* ApiKeys
   const quota = yield* Quota
+  const guards = yield* AuthGuards
 
   const keyed = <S extends z.ZodType = typeof NoQuery>(
     endpoint: Endpoint<any, S, any, any>,
@@ -65,6 +67,19 @@ export const DataApiRoutes = Effect.gen(function* () {
               keys: active.map((k, i) => ({ prefix: k.prefix, name: k.name, requests: counts[i] ?? 0 }))
             } satisfies UsageData
           }
-        }))
+        })),
+    // The account page's view of the same figures: by session, any tier (0 keys below whale), never counted.
+    route(E.accountUsage, {
+      guard: guards.user,
+      handler: ({ auth }) =>
+        Effect.gen(function* () {
+          const active = yield* keys.active(auth.id)
+          const [used, counts, now] = yield* Effect.all([quota.accountCount(auth.id), quota.keyCounts(active.map((k) => k.id)), Clock.currentTimeMillis])
+          return {
+            used, limit: quota.limit, remaining: Math.max(0, quota.limit - used), reset_at: isoWithOffset(dayStart(now) + DAY_MS),
+            keys: active.map((k, i) => ({ prefix: k.prefix, name: k.name, requests: counts[i] ?? 0 }))
+          } satisfies UsageData
+        })
+    })
   ]
 })

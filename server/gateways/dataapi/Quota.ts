@@ -284,8 +284,19 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
         ), { concurrency: 8 })
     })
 
+    /** The account's count today (without counting), for the account page. */
+    const accountCount = Effect.fn("Quota.accountCount")(function* (userId: number) {
+      const day = dayOf(yield* Clock.currentTimeMillis)
+      const key = quotaKey(userId, day)
+      return yield* kv.get(key).pipe(
+        Effect.map((v) => (v._tag === "Some" ? Number(v.value) : 0)),
+        Effect.timeout(config.quotaRedisTimeoutMs),
+        Effect.catchAllCause(() => Effect.succeed(local.get(key) ?? lastSeen.get(key) ?? 0))
+      )
+    })
+
     return {
-      hit, count, keyCounts, limit,
+      hit, count, keyCounts, accountCount, limit,
       /** The Redis watchdog: runs until interrupted (the `quota-watchdog` process of the data API module). */
       watchdog
     } as const
