@@ -36,10 +36,10 @@ export const Header: Component = () => {
         >
           {(user) => (
             <div class="account">
-              <span class="account-name" title={user().email}>
+              <Link href="/account" class="account-name" title={`${user().email}: your account, API keys and sessions`}>
                 {user().display_name || user().email}
                 <span class="tier">{user().tier}</span>
-              </span>
+              </Link>
               <button
                 class="btn btn-small btn-ghost"
                 onClick={async () => {
