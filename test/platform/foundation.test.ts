@@ -65,6 +65,13 @@ describe("operations endpoints", () => {
     expect(waitlist.requestBody.content["application/json"].schema.required).toContain("email")
     expect(waitlist.responses["422"]).toBeDefined()
     expect(doc.paths["/email/unsubscribe"].get.parameters).toContainEqual(expect.objectContaining({ name: "token", in: "query", required: false }))
+    // Every keyed endpoint carries an example request.
+    const keyed = Object.entries(doc.paths).filter(([p]) => p.startsWith("/api/v1/") && !p.startsWith("/api/v1/public"))
+    expect(keyed.length).toBeGreaterThanOrEqual(8)
+    for (const [path, ops] of keyed) {
+      const sample = (ops as any).get["x-codeSamples"]?.[0]?.source as string | undefined
+      expect(sample, path).toMatch(new RegExp(`^curl -H "X-API-Key: \\$WHALE_API_KEY" "http[^"]+${path.replace(/[/]/g, "\\/")}`))
+    }
   })
 
   it("openapi.json carries the schemas' bounds: integer parameters with their limits and defaults", async () => {

@@ -53,6 +53,14 @@ const parameters = (where: "path" | "query", s: z.ZodType | undefined) => {
   }))
 }
 
+/** The query of each keyed endpoint's example request (the others need none). */
+const EXAMPLE_QUERIES: Readonly<Record<string, string>> = {
+  "/api/v1/top-tokens": "?tf=24H&limit=10",
+  "/api/v1/flows": "?tf=24H&token=WETH",
+  "/api/v1/transactions": "?limit=20&category=dex_buy",
+  "/api/v1/wallets": "?q=fund&limit=10"
+}
+
 export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: string; version: string; serverUrl: string }) => {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const r of routes) {
@@ -76,6 +84,11 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
       "x-guard": r.guard.name
     }
     if (r.guard.security) op.security = r.guard.security
+    // An example request for every keyed endpoint, ready to paste (rendered by the API docs page, /docs).
+    if (r.tags.includes("data-api") && r.method === "GET" && r.path.startsWith("/api/v1/")) {
+      const example = EXAMPLE_QUERIES[r.path] ?? ""
+      op["x-codeSamples"] = [{ lang: "curl", label: "curl", source: `curl -H "X-API-Key: $WHALE_API_KEY" "${info.serverUrl}${r.path}${example}"` }]
+    }
     if (r.body) {
       const schema = schemaOf(r.body, "input")
       op.requestBody = {
