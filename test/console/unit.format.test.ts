@@ -1,6 +1,6 @@
 /** The console's number formatting (client/src/lib/format.ts): what a trader reads. */
 import { describe, expect, it } from "vitest"
-import { ago, amount, price, shortAddress, signedUsd, usd } from "../../client/src/lib/format"
+import { ago, amount, money, price, shortAddress, signedPct, signedUsd, usd } from "../../client/src/lib/format"
 
 describe("console formatting", () => {
   it("writes USD compactly, flows with their sign", () => {
@@ -31,5 +31,15 @@ describe("console formatting", () => {
     expect(ago("2025-12-30T12:00:00Z", now)).toBe("2d ago")
     expect(shortAddress("0x28c6c06298d514db089934071355e5743bf21d60")).toBe("0x28c6…1d60")
     expect(shortAddress("0x28c6…1d60")).toBe("0x28c6…1d60")
+  })
+
+  it("signs percent changes like flows and writes exact money to the cent", () => {
+    expect(signedPct(3.2149)).toBe("+3.2 %")
+    expect(signedPct(-12)).toBe("−12.0 %")
+    expect(signedPct(0.04)).toBe("0.0 %")
+    expect(signedPct(null)).toBe("—")
+    expect(money(1592)).toBe("$1,592.00")
+    expect(money(-48.1)).toBe("−$48.10")
+    expect(money(undefined)).toBe("—")
   })
 })

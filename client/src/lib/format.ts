@@ -57,6 +57,20 @@ export const shortAddress = (a: string): string => (a.length > 14 && !a.includes
 
 export const pct = (n: number, digits = 0): string => `${n.toFixed(digits)}%`
 
+/** A change in percent, signed as flows are: `+3.2 %`, `−12.0 %`, `0.0 %`; `—` when unknown. */
+export const signedPct = (n: number | null | undefined, digits = 1): string => {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—"
+  const s = Math.abs(n).toFixed(digits)
+  const zero = Number(s) === 0
+  return `${zero ? "" : n > 0 ? "+" : "−"}${s} %`
+}
+
+/** Exact money, to the cent: `$1,592.00`, `−$48.10` (balances, fills; compact figures use `usd`). */
+export const money = (n: number | null | undefined): string => {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—"
+  return `${n < 0 ? "−" : ""}$${Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+}
+
 /** A category as a trader says it. */
 export const categoryLabel: Record<string, string> = {
   dex_buy: "Buy",

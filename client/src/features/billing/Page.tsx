@@ -5,10 +5,14 @@
  */
 import { createEffect, createSignal, For, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
+import { money } from "../../lib/format"
 import { navigate } from "../../router"
 import { useStore } from "../../store"
 import type { CancelReason } from "./api"
 import { createBilling } from "./store"
+
+/** Whole prices without cents ("$1,592"), others to the cent. */
+const dollars = (n: number) => (Number.isInteger(n) ? money(n).replace(/\.00$/, "") : money(n))
 
 const REASON_LABELS: Record<string, string> = {
   too_expensive: "Too expensive", missing_features: "Missing features", switched_service: "Switched to another service", unused: "I don't use it enough",
@@ -75,13 +79,13 @@ export const BillingPage: Component<{ params: Record<string, string> }> = () => 
           </div>
         </Card>
 
-        <Card title={running() && !sub()?.cancel_at_period_end ? "Change plan" : "Subscribe"} class="span-2">
+        <Card title={running() && !sub()?.cancel_at_period_end ? "Change plan" : "Subscribe"} class="span-2" aside={<a href="/pricing">Compare plans</a>}>
           <div class="plans">
             <For each={s()?.plans ?? []}>
               {(p) => (
                 <div class="plan-card">
                   <h3>{p.display_name}</h3>
-                  <p><strong>${p.monthly_usd}</strong>/month · <strong>${p.yearly_usd}</strong>/year</p>
+                  <p><strong>{dollars(p.monthly_usd)}</strong> / month · <strong>{dollars(p.yearly_usd)}</strong> / year</p>
                   <Show
                     when={running() && !sub()?.cancel_at_period_end}
                     fallback={

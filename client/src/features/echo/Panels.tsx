@@ -3,12 +3,12 @@ import { createSignal, For, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
 import { Chart, chartColors } from "../../components/Chart"
 import { CandlestickSeries, HistogramSeries, type UTCTimestamp } from "lightweight-charts"
-import { ago, price, shortAddress, usd as compactUsd } from "../../lib/format"
+import { ago, money, price, shortAddress, signedPct, usd as compactUsd } from "../../lib/format"
 import type { EchoStore } from "./store"
 
 type P = { readonly store: EchoStore }
 /** Exact dollars for the simulator's money (the shared formatter abbreviates, e.g. $100K). */
-const usd = (n: number | null | undefined) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 2 }))
+const usd = money
 const signedUsd = (n: number | null | undefined) => (n === null || n === undefined ? "—" : `${n > 0 ? "+" : n < 0 ? "−" : ""}${usd(Math.abs(n))}`)
 const cls = (n: number | null | undefined) => (n === null || n === undefined || n === 0 ? "" : n > 0 ? "pos" : "neg")
 
@@ -20,7 +20,7 @@ export const Summary: Component<P & { readonly live: string }> = (props) => {
       <div class="stat"><span class="muted small">Cash</span><strong>{usd(p()?.cash)}</strong></div>
       <div class="stat"><span class="muted small">Unrealized P&amp;L</span><strong class={cls(p()?.unrealized_pnl)}>{signedUsd(p()?.unrealized_pnl)}</strong></div>
       <div class="stat"><span class="muted small">Realized P&amp;L</span><strong class={cls(p()?.realized_pnl)}>{signedUsd(p()?.realized_pnl)}</strong></div>
-      <div class="stat"><span class="muted small">Return</span><strong class={cls(p()?.return_pct)}>{p() ? `${p()!.return_pct.toFixed(2)}%` : "—"}</strong></div>
+      <div class="stat"><span class="muted small">Return</span><strong class={cls(p()?.return_pct)}>{p() ? signedPct(p()!.return_pct) : "—"}</strong></div>
       <div class="stat"><span class="muted small">Live</span><strong class={props.live === "live" ? "pos" : "muted"}>{props.live}</strong></div>
     </div>
   )
@@ -148,7 +148,7 @@ export const Board: Component<P> = (props) => (
       <table class="echo-table">
         <thead><tr><th>#</th><th>Trader</th><th>Return</th><th title={props.store.state.board?.rules.risk_adjusted}>Risk-adj.</th><th>Trades</th><th>Resets</th></tr></thead>
         <tbody><For each={props.store.state.board?.rows}>{(r) => (
-          <tr><td>{r.rank}</td><td>{r.display_name}</td><td class={cls(r.return_pct)}>{r.return_pct.toFixed(2)}%</td><td>{r.risk_adjusted?.toFixed(2) ?? "—"}</td><td>{r.trades}</td><td>{r.resets}</td></tr>
+          <tr><td>{r.rank}</td><td>{r.display_name}</td><td class={cls(r.return_pct)}>{signedPct(r.return_pct)}</td><td>{r.risk_adjusted?.toFixed(2) ?? "—"}</td><td>{r.trades}</td><td>{r.resets}</td></tr>
         )}</For></tbody>
       </table>
     </Show>
@@ -201,7 +201,7 @@ export const TokenChart: Component<P> = (props) => {
         }} />
         <dl class="echo-dl echo-stats-dl">
           <For each={Object.entries(c()!.stats)}>{([name, s]) => (
-            <><dt>{name.replace(/_/g, " ")}</dt><dd title={s.reason ?? ""}>{s.value === null ? <span class="muted small">n/a — {s.reason}</span> : name.includes("pct") ? `${s.value.toFixed(2)}%` : name === "price" || name.includes("high") || name.includes("low") ? price(s.value) : usd(s.value)}</dd></>
+            <><dt>{name.replace(/_/g, " ")}</dt><dd title={s.reason ?? ""}>{s.value === null ? <span class="muted small">n/a — {s.reason}</span> : name.includes("pct") ? signedPct(s.value) : name === "price" || name.includes("high") || name.includes("low") ? price(s.value) : usd(s.value)}</dd></>
           )}</For>
         </dl>
       </Show>

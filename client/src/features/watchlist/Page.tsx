@@ -1,12 +1,10 @@
 /** The watchlist page: the caller's tokens with price, change since added and 24 h whale flow, updated live. */
 import { createSignal, For, onCleanup, onMount, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
+import { price, signedPct as pct, signedUsd } from "../../lib/format"
 import { useDeps, useStore } from "../../store"
 import { createWatchlistStore } from "./store"
 
-const usd = (x: number | null) =>
-  x === null ? "—" : Math.abs(x) >= 1e6 ? `$${(x / 1e6).toFixed(2)}M` : Math.abs(x) >= 1e3 ? `$${(x / 1e3).toFixed(1)}k` : `$${x.toLocaleString("en-US", { maximumFractionDigits: x < 1 ? 6 : 2 })}`
-const pct = (x: number | null) => (x === null ? "—" : `${x > 0 ? "+" : ""}${x.toFixed(2)}%`)
 const cls = (x: number | null) => (x === null || x === 0 ? "" : x > 0 ? "pos" : "neg")
 
 export const WatchlistPage: Component = () => {
@@ -43,9 +41,9 @@ export const WatchlistPage: Component = () => {
                     {(item) => (
                       <tr class={Date.now() - (wl.state.flash[item.id] ?? 0) < 3_000 ? "flash" : ""}>
                         <td><a href={`/tokens/${item.token}`}>{item.symbol}</a></td>
-                        <td class="num">{usd(item.price_usd)}</td>
+                        <td class="num">{price(item.price_usd)}</td>
                         <td class={`num ${cls(item.change_pct)}`}>{pct(item.change_pct)}</td>
-                        <td class={`num ${cls(item.flow_24h.net_usd)}`}>{usd(item.flow_24h.net_usd)}</td>
+                        <td class={`num ${cls(item.flow_24h.net_usd)}`}>{signedUsd(item.flow_24h.net_usd)}</td>
                         <td class="num">{item.flow_24h.trades}</td>
                         <td>
                           <Show when={item.open_pick} fallback="—">
