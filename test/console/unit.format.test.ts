@@ -1,6 +1,6 @@
 /** The console's number formatting (client/src/lib/format.ts): what a trader reads. */
 import { describe, expect, it } from "vitest"
-import { ago, amount, money, price, shortAddress, signedPct, signedUsd, usd } from "../../client/src/lib/format"
+import { ago, amount, countdown, money, price, shortAddress, signedPct, signedUsd, usd } from "../../client/src/lib/format"
 
 describe("console formatting", () => {
   it("writes USD compactly, flows with their sign", () => {
@@ -41,5 +41,10 @@ describe("console formatting", () => {
     expect(money(1592)).toBe("$1,592.00")
     expect(money(-48.1)).toBe("−$48.10")
     expect(money(undefined)).toBe("—")
+    expect(countdown(293)).toBe("in 12 d 5 h")
+    expect(countdown(5.4)).toBe("in 5 h")
+    expect(countdown(0.5)).toBe("in 30 min")
+    expect(countdown(72)).toBe("in 3 d")
+    expect(countdown(-1)).toBe("now")
   })
 })

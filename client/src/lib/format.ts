@@ -57,6 +57,16 @@ export const shortAddress = (a: string): string => (a.length > 14 && !a.includes
 
 export const pct = (n: number, digits = 0): string => `${n.toFixed(digits)}%`
 
+/** Time until something, as a person says it: `in 12 d 5 h`, `in 5 h`, `in 40 min`, `now`. */
+export const countdown = (hours: number): string => {
+  if (!Number.isFinite(hours) || hours <= 0) return "now"
+  if (hours < 1) return `in ${Math.max(1, Math.round(hours * 60))} min`
+  if (hours < 48) return `in ${Math.round(hours)} h`
+  const d = Math.floor(hours / 24)
+  const h = Math.round(hours - d * 24)
+  return h === 0 ? `in ${d} d` : h === 24 ? `in ${d + 1} d` : `in ${d} d ${h} h`
+}
+
 /** A change in percent, signed as flows are: `+3.2 %`, `−12.0 %`, `0.0 %`; `—` when unknown. */
 export const signedPct = (n: number | null | undefined, digits = 1): string => {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—"

@@ -7,7 +7,7 @@
 import { createSignal, For, onCleanup, onMount, Show, type Component } from "solid-js"
 import { CATEGORIES, type EventCategory, type Figures, type SpanMetrics } from "../../../../schema/http/playbook"
 import { Card } from "../../components/Card"
-import { ago, signedUsd, usd } from "../../lib/format"
+import { ago, countdown, signedUsd, usd } from "../../lib/format"
 import { useDeps, useStore } from "../../store"
 import { FlowChart } from "./FlowChart"
 import { createPlaybookStore } from "./store"
@@ -91,12 +91,12 @@ export const PlaybookPage: Component = () => {
       </Card>
 
       <Card title="Upcoming · pre-positioning" aside={<span class="muted small">whale activity vs 7-day baseline</span>}>
-        <For each={s.positioning?.events ?? []} fallback={<p class="empty">No scheduled event in the next 60 days.</p>}>
+        <For each={s.positioning?.events ?? []} fallback={<p class="empty">{s.positioning ? "No scheduled event in the next 60 days." : "Loading…"}</p>}>
           {(p) => (
             <div class="pb-upcoming">
               <div>
                 <strong>{p.event.title}</strong>
-                <div class="muted small">{when(p.event.timestamp)} · in {Math.round(p.hours_until)} h · {p.direction}</div>
+                <div class="muted small">{when(p.event.timestamp)} · {countdown(p.hours_until)} · {p.direction}</div>
               </div>
               <div class="meter" aria-label={`Positioning gauge ${p.gauge} of 100`}>
                 <span style={{ width: `${p.gauge}%` }} class={p.direction === "distributing" ? "meter-neg" : "meter-pos"} />
@@ -177,14 +177,17 @@ export const PlaybookPage: Component = () => {
         <table class="table">
           <thead><tr><th>Category</th><th class="num">n</th><th class="num">Mean before</th><th class="num">Mean after</th><th class="num">95 % interval</th><th class="num">Hit rate</th><th class="num">Recovery (h)</th><th>Verdict</th></tr></thead>
           <tbody>
-            <For each={s.patterns?.categories ?? []} fallback={<tr><td colSpan={8} class="empty">No past events yet.</td></tr>}>
+            <For each={s.patterns?.categories ?? []} fallback={<tr><td colSpan={8} class="empty">{s.patterns ? "No past events yet." : "Loading…"}</td></tr>}>
               {(p) => (
                 <tr>
                   <td>{p.category.toUpperCase()}</td><td class="num">{p.n}</td>
-                  <td class="num">{signedUsd(p.pre.mean_net_flow_usd)}</td><td class="num">{signedUsd(p.post.mean_net_flow_usd)}</td>
-                  <td class="num">{p.ci95 ? `${signedUsd(p.ci95[0])} … ${signedUsd(p.ci95[1])}` : "–"}</td>
-                  <td class="num">{p.hit_rate === null ? "–" : `${Math.round(p.hit_rate * 100)} %`}</td>
-                  <td class="num">{p.median_recovery_hours ?? "–"}</td><td>{p.verdict}</td>
+                  {/* Events whose windows hold no whale flow at all say so, instead of "$0 / $0 … no measurable effect". */}
+                  <Show when={p.n > 0 && (p.pre.mean_net_flow_usd !== 0 || p.post.mean_net_flow_usd !== 0)} fallback={<td colSpan={6} class="muted">no data in range</td>}>
+                    <td class="num">{signedUsd(p.pre.mean_net_flow_usd)}</td><td class="num">{signedUsd(p.post.mean_net_flow_usd)}</td>
+                    <td class="num">{p.ci95 ? `${signedUsd(p.ci95[0])} … ${signedUsd(p.ci95[1])}` : "–"}</td>
+                    <td class="num">{p.hit_rate === null ? "–" : `${Math.round(p.hit_rate * 100)} %`}</td>
+                    <td class="num">{p.median_recovery_hours ?? "–"}</td><td>{p.verdict}</td>
+                  </Show>
                 </tr>
               )}
             </For>
