@@ -62,7 +62,16 @@ describe("anonymous visitor", () => {
     await screenshot(page, "overview-desktop")
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "overview-phone")
+    // On a phone the menu folds behind its button, the demo note is one line, and choosing a page closes the menu.
+    expect(await page.locator("#console-nav").isVisible()).toBe(false)
+    expect((await page.locator(".demo-banner").boundingBox())!.height).toBeLessThan(48)
+    await page.click(".menu-toggle")
+    await page.locator("#console-nav .nav-link", { hasText: "Sentiment" }).click()
+    await page.waitForURL(`${app.url}/sentiment`)
+    expect(await page.locator("#console-nav").isVisible()).toBe(false)
+    await page.goto(app.url)
     await page.setViewportSize({ width: 1280, height: 900 })
+    expect(await page.locator(".menu-toggle").isVisible()).toBe(false)
     for (const path of ["/sentiment", "/tokens", "/feed", "/register"]) {
       await page.goto(app.url + path)
       await live(page)

@@ -7,10 +7,11 @@ export const DemoBanner: Component = () => {
   const demo = () => state.market.meta?.demo === true || state.feed.trades.some((t) => t.source === "demo")
   return (
     <Show when={demo()}>
-      <div class="demo-banner" role="note">
-        <strong>Demo data.</strong> Trades and figures come from the built-in demo chain (real token addresses,
-        generated activity) — not real market activity. Observational data, not financial advice.
-      </div>
+      <details class="demo-banner" role="note">
+        <summary><strong>Demo data.</strong> Not real market activity.</summary>
+        Trades and figures come from the built-in demo chain: real token addresses, generated activity of synthetic
+        wallets. Observational data, not financial advice.
+      </details>
     </Show>
   )
 }

@@ -1,5 +1,5 @@
 /** The top bar: brand, navigation, connection state, and the account menu. */
-import { For, Show, type Component } from "solid-js"
+import { createEffect, createSignal, For, on, Show, type Component } from "solid-js"
 import { Link, location, navigate } from "../router"
 import { useStore } from "../store"
 import { NAV } from "../routes"
@@ -9,13 +9,19 @@ export const Header: Component = () => {
   const [state, actions] = useStore()
   const visible = () => NAV.filter((n) => !n.admin || state.session.user?.admin)
   const current = (href: string) => (href === "/" ? location().path === "/" : location().path.startsWith(href))
+  // On phones the menu folds behind a button; it closes again when a page is chosen.
+  const [open, setOpen] = createSignal(false)
+  createEffect(on(() => location().path, () => setOpen(false), { defer: true }))
   return (
     <header class="topbar">
       <Link href="/" class="brand" title="Whale Intelligence">
         <span class="brand-mark" aria-hidden="true">◢</span>
         <span class="brand-name">Whale Intelligence</span>
       </Link>
-      <nav class="nav" aria-label="Console">
+      <button class="menu-toggle btn btn-small btn-ghost" aria-expanded={open()} aria-controls="console-nav" onClick={() => setOpen(!open())}>
+        {open() ? "Close" : "Menu"}
+      </button>
+      <nav id="console-nav" class={`nav${open() ? " nav-open" : ""}`} aria-label="Console">
         <For each={visible()}>
           {(item) => (
             <Link href={item.href} class="nav-link" aria-current={current(item.href) ? "page" : undefined}>
