@@ -29,6 +29,10 @@ export const Header: Component = () => {
             </Link>
           )}
         </For>
+        {/* Server-rendered pages of the site, reached from the console too (a full page load). */}
+        <a href="/positioning" class="nav-link">Positioning</a>
+        <a href="/pricing" class="nav-link">Pricing</a>
+        <a href="/docs" class="nav-link">API</a>
       </nav>
       <div class="topbar-right">
         <ConnectionBadge />
