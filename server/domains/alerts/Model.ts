@@ -2,7 +2,7 @@
 import { z } from "zod"
 import { PARAMS, type AlertResponse, type AlertSpec, type AlertType, type Channel, type ChannelSettings } from "../../../schema/http/alerts"
 import type { ValidationIssue } from "../../../schema/errors"
-import type { Sub } from "./Matching"
+import type { Sub } from "./matching/MatchIndex"
 import type { SettingsRow, SubRow } from "./Repo"
 import { DEFAULT_COOLDOWNS } from "./Throttle"
 

@@ -5,7 +5,7 @@
 import { Layer } from "effect"
 import { defineModule } from "../../platform/Module"
 import { Alerts } from "./Alerts"
-import { MessengerBotProcess } from "./Bot"
+import { MessengerBotProcess } from "./channels/Bot"
 import { Channels } from "./Channels"
 import { AlertsConfig } from "./Config"
 import { CustomWallets } from "./CustomWallets"

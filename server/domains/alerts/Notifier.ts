@@ -35,12 +35,12 @@ import { Metrics, type Cell, type Series } from "../../platform/ops/Metrics"
 import { makeBatcher } from "../../platform/infra/Batcher"
 import { AlertsConfig } from "./Config"
 import { digestOf, emailOf, EXPLORER, messengerText, webhookBatchBody, webhookBody, type WebhookEvent } from "./Format"
-import { makeMessengerClient } from "./Messenger"
+import { makeMessengerClient } from "./channels/BotApi"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
 import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
-import { makeLimiter, postWebhook, statusClass, type PostResult } from "./WebhookPost"
-import { batchWebhookId, signedHeaders } from "./Webhooks"
+import { makeLimiter, postWebhook, statusClass, type PostResult } from "./delivery/WebhookPost"
+import { batchWebhookId, signedHeaders } from "./delivery/WebhookSignature"
 
 const LEASE_SECONDS = 300
 const BUNDLE = 10
