@@ -7,18 +7,22 @@ import { Effect } from "effect"
 import { HistoryItem, type AlertType, type CreateAlertRequest, type UpdateAlertRequest } from "../../../schema/http/alerts"
 import type { AuthUser } from "../accounts/Model"
 import { Bus } from "../../platform/infra/Bus"
+import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
+import { SettingsRepo } from "./channels/SettingsRepo"
+import { SubscriptionsRepo } from "./subscriptions/SubscriptionsRepo"
 import { AlertsConfig } from "./Config"
 import { AlertInputInvalid, AlertNotFound, AlertTierRequired, TooManyAlerts } from "./Errors"
 import { ALERT_STREAMS, iso, parseParams, toAlertResponse } from "./Model"
 import { lowestTierFor, policyOf } from "./Policy"
-import { AlertsRepo } from "./Repo"
 
 const notFound = (id: number) => new AlertNotFound({ id })
 
 export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default],
+  dependencies: [DeliveriesRepo.Default, SettingsRepo.Default, SubscriptionsRepo.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const deliveriesRepo = yield* DeliveriesRepo
+    const settingsRepo = yield* SettingsRepo
+    const subsRepo = yield* SubscriptionsRepo
     const bus = yield* Bus
 
     /** Tells every fan-out process that an alert (or a user's mute) changed. */
@@ -46,8 +50,8 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
 
     return {
       list: Effect.fn("Alerts.list")(function* (user: AuthUser) {
-        const rows = yield* repo.list(user.id)
-        const settings = yield* repo.settings(user.id)
+        const rows = yield* subsRepo.list(user.id)
+        const settings = yield* settingsRepo.settings(user.id)
         const muted = settings?.muted_until && settings.muted_until.getTime() > Date.now() ? settings.muted_until.toISOString() : null
         return { alerts: rows.map(toAlertResponse), limits: limitsOf(user), muted_until: muted }
       }),
@@ -55,7 +59,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
       create: Effect.fn("Alerts.create")(function* (user: AuthUser, body: CreateAlertRequest) {
         yield* checkAllowed(user, body.type, body.channels)
         const max = policyOf(user.tier).maxAlerts
-        const row = yield* repo.insert(user.id, { type: body.type, name: body.name, params: body.params, channels: body.channels, enabled: body.enabled }, max)
+        const row = yield* subsRepo.insert(user.id, { type: body.type, name: body.name, params: body.params, channels: body.channels, enabled: body.enabled }, max)
         if (row === null) {
           return yield* new TooManyAlerts({ max, tier: user.tier })
         }
@@ -65,7 +69,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
       }),
 
       update: Effect.fn("Alerts.update")(function* (user: AuthUser, id: number, body: UpdateAlertRequest) {
-        const current = yield* repo.byId(user.id, id)
+        const current = yield* subsRepo.byId(user.id, id)
         if (current === null) return yield* notFound(id)
         const type = current.type as AlertType
         let params = current.params
@@ -76,7 +80,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
         }
         const channels = body.channels ?? current.channels
         yield* checkAllowed(user, type, channels)
-        const row = yield* repo.update(user.id, id, {
+        const row = yield* subsRepo.update(user.id, id, {
           name: body.name !== undefined ? body.name : current.name,
           params,
           channels,
@@ -88,14 +92,14 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
       }),
 
       remove: Effect.fn("Alerts.remove")(function* (user: AuthUser, id: number) {
-        if (!(yield* repo.remove(user.id, id))) return yield* notFound(id)
+        if (!(yield* subsRepo.remove(user.id, id))) return yield* notFound(id)
         yield* announce("alert", id)
         return { deleted: true as const, id }
       }),
 
       snooze: Effect.fn("Alerts.snooze")(function* (user: AuthUser, id: number, hours: number) {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
-        const row = yield* repo.snooze(user.id, id, until)
+        const row = yield* subsRepo.snooze(user.id, id, until)
         if (row === null) return yield* notFound(id)
         yield* announce("alert", id)
         return { id, snoozed_until: iso(until) }
@@ -103,13 +107,13 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
 
       mute: Effect.fn("Alerts.mute")(function* (user: AuthUser, hours: number) {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
-        yield* repo.patchSettings(user.id, { muted_until: until })
+        yield* settingsRepo.patchSettings(user.id, { muted_until: until })
         yield* announce("user", user.id)
         return { muted_until: iso(until) }
       }),
 
       history: Effect.fn("Alerts.history")(function* (user: AuthUser, limit: number, page: number) {
-        const rows = yield* repo.history(user.id, limit + 1, page * limit)
+        const rows = yield* deliveriesRepo.history(user.id, limit + 1, page * limit)
         const items = rows.slice(0, limit).map((r) => HistoryItem.parse({
           id: r.id, alert_id: r.alert_id, type: r.type, title: r.title, summary: r.summary, data: r.data,
           created_at: r.created_at.toISOString(), event_at: r.event_at.toISOString(),

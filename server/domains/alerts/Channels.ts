@@ -11,13 +11,15 @@ import { AppConfig } from "../../platform/Config"
 import { Bus } from "../../platform/infra/Bus"
 import { Kv } from "../../platform/infra/Kv"
 import { Alerts } from "./Alerts"
+import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
+import { SettingsRepo } from "./channels/SettingsRepo"
+import { SubscriptionsRepo } from "./subscriptions/SubscriptionsRepo"
 import { AlertsConfig } from "./Config"
 import { AlertTierRequired, ChannelUnavailable, CodeInvalid, MessengerNotConfigured, TooManyAttempts, TooManyCodes, WebhookUrlRefused } from "./Errors"
 import { sampleContent } from "./channels/Samples"
 import { makeMessengerClient } from "./channels/BotApi"
 import { channelBlocker, DEFAULT_SETTINGS, toChannelSettings } from "./Model"
 import { lowestTierFor, policyOf } from "./Policy"
-import { AlertsRepo } from "./Repo"
 import { newWebhookSecret } from "./delivery/WebhookSignature"
 import { resolveOutbound } from "../../platform/infra/Outbound"
 
@@ -27,9 +29,11 @@ const CODES_PER_HOUR = 10
 const VERIFY_TRIES = 5
 
 export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default, Alerts.Default],
+  dependencies: [DeliveriesRepo.Default, SettingsRepo.Default, SubscriptionsRepo.Default, AlertsConfig.Default, Alerts.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const deliveriesRepo = yield* DeliveriesRepo
+    const settingsRepo = yield* SettingsRepo
+    const subsRepo = yield* SubscriptionsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
     const alerts = yield* Alerts
@@ -47,7 +51,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
       }))
     })
 
-    const settingsOf = (userId: number) => repo.settings(userId).pipe(Effect.map((s) => s ?? DEFAULT_SETTINGS(userId)))
+    const settingsOf = (userId: number) => settingsRepo.settings(userId).pipe(Effect.map((s) => s ?? DEFAULT_SETTINGS(userId)))
 
     const view = (user: AuthUser) =>
       Effect.gen(function* () {
@@ -80,14 +84,14 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
     const sendTest = (user: AuthUser, type: AlertType, channels: ReadonlyArray<Channel>) =>
       Effect.gen(function* () {
         const content = sampleContent(type)
-        const [d] = yield* repo.recordDeliveries([{
+        const [d] = yield* deliveriesRepo.recordDeliveries([{
           alertId: null, userId: user.id, type, recordKey: `test:${randomUUID()}`, title: content.title, summary: content.summary,
           data: { ...content.data, url: content.url }, channels, eventAt: new Date().toISOString(), status: "pending", test: true
         }])
         yield* bus.publish(STREAMS.notify, deliverMessage(user.id, [d!.id], Date.now()))
         const deadline = Date.now() + 10_000
         while (true) {
-          const [item] = (yield* repo.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
+          const [item] = (yield* deliveriesRepo.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
           const settled = item && item.channels.every((c) => !["pending", "sending"].includes(c.status))
           if (settled || Date.now() > deadline) {
             return { sent: (item?.channels ?? []).map((c) => ({ channel: c.channel as Channel, status: c.status, detail: c.error })) }
@@ -113,7 +117,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
             message: "Set a webhook URL before enabling the webhook channel", code: "webhook_not_configured", loc: ["body", "webhook", "enabled"], input: true
           })
         }
-        yield* repo.patchSettings(user.id, {
+        yield* settingsRepo.patchSettings(user.id, {
           messenger_enabled: body.messenger?.enabled,
           email_enabled: body.email?.enabled,
           console_enabled: body.console?.enabled,
@@ -137,7 +141,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         for (let attempt = 0; attempt < 5; attempt++) {
           const code = String(randomInt(0, 1_000_000)).padStart(6, "0")
           const expires = new Date(Date.now() + CODE_TTL_MS)
-          if (yield* repo.putCode(user.id, codeHash(code), expires)) {
+          if (yield* settingsRepo.putCode(user.id, codeHash(code), expires)) {
             const bot = yield* botName
             return {
               code, expires_at: expires.toISOString(), bot_username: bot,
@@ -154,9 +158,9 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         if (tries > VERIFY_TRIES) {
           return yield* new TooManyAttempts({ retryAfterSeconds: yield* kv.ttl(`alerts:verify:${chatId}`) })
         }
-        const userId = yield* repo.takeCode(codeHash(code))
+        const userId = yield* settingsRepo.takeCode(codeHash(code))
         if (userId === null) return yield* new CodeInvalid()
-        const displaced = yield* repo.bindChat(userId, chatId, username)
+        const displaced = yield* settingsRepo.bindChat(userId, chatId, username)
         yield* kv.del(`alerts:verify:${chatId}`)
         for (const other of [userId, ...displaced]) yield* alerts.announce("user", other)
         yield* Effect.logInfo("messenger connected").pipe(Effect.annotateLogs({ user: userId }))
@@ -164,17 +168,17 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
       }),
 
       chatStatus: Effect.fn("Channels.chatStatus")(function* (chatId: string) {
-        const s = yield* repo.byChat(chatId)
+        const s = yield* settingsRepo.byChat(chatId)
         if (s === null) return { connected: false, alerts: 0, muted_until: null }
         return {
           connected: true,
-          alerts: yield* repo.countOf(s.user_id),
+          alerts: yield* subsRepo.countOf(s.user_id),
           muted_until: s.muted_until && s.muted_until.getTime() > Date.now() ? s.muted_until.toISOString() : null
         }
       }),
 
       chatDisconnect: Effect.fn("Channels.chatDisconnect")(function* (chatId: string) {
-        const userId = yield* repo.unbindChat(chatId)
+        const userId = yield* settingsRepo.unbindChat(chatId)
         if (userId !== null) yield* alerts.announce("user", userId)
         return { disconnected: userId !== null }
       }),

@@ -12,19 +12,22 @@
 import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { AlertSpec, ConvergenceParams } from "../../../schema/http/alerts"
 import type { Tier } from "../../../schema/tiers"
-import { recordId, type RecordKey } from "../../../schema/records"
 import { deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
 import { Kv } from "../../platform/infra/Kv"
 import { makeBatcher } from "../../platform/infra/Batcher"
 import { Entitlements } from "../accounts/Entitlements"
+import { ConvergenceRepo, type ConvergenceBuy } from "./convergence/ConvergenceRepo"
+import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
+import { recordKeyOf, type NewDelivery } from "./delivery/Rows"
+import { SettingsRepo } from "./channels/SettingsRepo"
+import { SubscriptionsRepo } from "./subscriptions/SubscriptionsRepo"
 import { AlertsConfig } from "./Config"
 import { ConvergenceWindow, MAX_WINDOW_MS, type Convergence } from "./convergence/Window"
 import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, shortAddress, type Content, type RecordFacts } from "./Format"
 import { isLive, MatchIndex, type Sub } from "./matching/MatchIndex"
 import { ALERT_STREAMS, toSub } from "./Model"
 import { policyOf } from "./Policy"
-import { AlertsRepo, type ConvergenceBuy, type NewDelivery } from "./Repo"
 import { DEFAULT_COOLDOWNS } from "./Throttle"
 
 /** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
@@ -86,16 +89,13 @@ class Folds {
   }
 }
 
-/**
- * A record's key in alerts: `tx:<recordId>`. Stored (alert_deliveries.record_key, whose unique key makes a redelivered
- * record a no-op; convergence buys), so its form never changes; the prefix keeps it apart from the other keys there.
- */
-export const recordKeyOf = (r: RecordKey) => `tx:${recordId(r)}`
-
 export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default, Entitlements.Default],
+  dependencies: [ConvergenceRepo.Default, DeliveriesRepo.Default, SettingsRepo.Default, SubscriptionsRepo.Default, AlertsConfig.Default, Entitlements.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const buysRepo = yield* ConvergenceRepo
+    const deliveriesRepo = yield* DeliveriesRepo
+    const settingsRepo = yield* SettingsRepo
+    const subsRepo = yield* SubscriptionsRepo
     const config = yield* AlertsConfig
     const entitlements = yield* Entitlements
     const bus = yield* Bus
@@ -118,7 +118,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     const applyUsers = (userIds: ReadonlyArray<number>) =>
       Effect.gen(function* () {
         if (userIds.length === 0) return
-        const rows = yield* repo.settingsOf(userIds)
+        const rows = yield* settingsRepo.settingsOf(userIds)
         for (const id of userIds) muted.delete(id)
         for (const r of rows) if (r.muted_until) muted.set(r.user_id, r.muted_until.getTime())
       })
@@ -138,20 +138,20 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     const load = Effect.gen(function* () {
       const [tail] = yield* bus.tail(ALERT_STREAMS.changes, 1)
       const next = new MatchIndex()
-      const rows = yield* repo.all
+      const rows = yield* subsRepo.all()
       for (const row of rows) {
         const sub = toSub(row)
         if (sub) next.upsert(sub)
         if (row.last_fired_at) lastFired.set(row.id, row.last_fired_at.getTime())
       }
       muted.clear()
-      for (const m of yield* repo.mutedUsers) muted.set(m.user_id, m.muted_until.getTime())
+      for (const m of yield* settingsRepo.mutedUsers()) muted.set(m.user_id, m.muted_until.getTime())
       tiers.clear()
       tiersAt = Date.now()
       yield* refreshTiers([...new Set(rows.map((r) => Number(r.user_id)))])
       index = next
       // Buys older than the longest window (and a little clock skew) are of no use.
-      yield* repo.pruneBuys(new Date(Date.now() - MAX_WINDOW_MS - 3_600_000))
+      yield* buysRepo.pruneBuys(new Date(Date.now() - MAX_WINDOW_MS - 3_600_000))
       lastChange = tail?.id ?? "0-0"
       loadedAt = Date.now()
       yield* Effect.logInfo(`alert index loaded: ${index.size} alerts`)
@@ -165,7 +165,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         const alertIds = [...new Set(changes.filter((c) => c.payload.kind === "alert").map((c) => Number(c.payload.id)))]
         const userIds = [...new Set(changes.filter((c) => c.payload.kind === "user").map((c) => Number(c.payload.id)))]
         if (alertIds.length > 0) {
-          const found = yield* repo.byIds(alertIds)
+          const found = yield* subsRepo.byIds(alertIds)
           // A changed alert's owner may have changed tier too (an upgrade, then a new alert of a higher type).
           yield* refreshTiers([...new Set(found.map((r) => Number(r.user_id)))])
           const rows = new Map(found.map((r) => [r.id, r]))
@@ -239,7 +239,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
         yield* Effect.forEach(parts, (part) =>
           Effect.gen(function* () {
-            const owed = yield* repo.recordDeliveries(part)
+            const owed = yield* deliveriesRepo.recordDeliveries(part)
             // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
             const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
             const messages = []
@@ -247,7 +247,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
             if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
           }), { concurrency: RECORD_PARALLEL, discard: true })
         // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
-        yield* repo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+        yield* subsRepo.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
       })
 
     /**
@@ -259,9 +259,9 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       Effect.gen(function* () {
         if (buys.length === 0) return []
         const rows = buys.map((b): ConvergenceBuy => ({ token: b.m.token, key: recordKeyOf(b.m), wallet: b.m.wallet, label: b.m.wallet_label, usd: b.m.usd ?? 0, at: b.at }))
-        yield* repo.addBuys(rows)
+        yield* buysRepo.addBuys(rows)
         const times = buys.map((b) => b.at)
-        const stored = yield* repo.buysOf([...new Set(rows.map((r) => r.token))], new Date(Math.min(...times) - MAX_WINDOW_MS), new Date(Math.max(...times)))
+        const stored = yield* buysRepo.buysOf([...new Set(rows.map((r) => r.token))], new Date(Math.min(...times) - MAX_WINDOW_MS), new Date(Math.max(...times)))
         const window = new ConvergenceWindow()
         const labels = new Map<string, string>()
         for (const r of stored) {
@@ -278,7 +278,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
           }
         }
         if (fires.size === 0) return []
-        const taken = yield* repo.takeFires([...fires.values()].map((f) => ({
+        const taken = yield* buysRepo.takeFires([...fires.values()].map((f) => ({
           alertId: f.sub.id, token: f.buy.m.token, at: f.buy.at, key: `conv:${recordKeyOf(f.buy.m)}`, windowMs: f.params.window_minutes * 60_000
         })))
         const out: Array<NewDelivery> = []
@@ -449,8 +449,8 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     const handleRetraction = (m: ChainTxRetraction) =>
       Effect.gen(function* () {
         const key = recordKeyOf(m)
-        yield* repo.retractBuys([key])
-        yield* repo.retract([key, `conv:${key}`])
+        yield* buysRepo.retractBuys([key])
+        yield* deliveriesRepo.retract([key, `conv:${key}`])
       })
 
     const handleEvent = (e: DomainEvent) =>

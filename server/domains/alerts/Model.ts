@@ -3,7 +3,8 @@ import { z } from "zod"
 import { PARAMS, type AlertResponse, type AlertSpec, type AlertType, type Channel, type ChannelSettings } from "../../../schema/http/alerts"
 import type { ValidationIssue } from "../../../schema/errors"
 import type { Sub } from "./matching/MatchIndex"
-import type { SettingsRow, SubRow } from "./Repo"
+import type { SettingsRow } from "./channels/SettingsRepo"
+import type { SubRow } from "./subscriptions/SubscriptionsRepo"
 import { DEFAULT_COOLDOWNS } from "./Throttle"
 
 /** Streams of the domain: subscription changes (the fan-out's index follows them). */

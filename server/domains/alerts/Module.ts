@@ -13,13 +13,12 @@ import { AlertErrors } from "./Errors"
 import { AlertFanout } from "./Fanout"
 import { AlertRoutes } from "./Http"
 import { AlertNotifier } from "./Notifier"
-import { AlertsRepo } from "./Repo"
 
 export const AlertsModule = defineModule({
   name: "alerts",
   config: AlertsConfig.Default,
   layer: Layer.mergeAll(
-    AlertsConfig.Default, AlertsRepo.Default, Alerts.Default, Channels.Default, CustomWallets.Default,
+    AlertsConfig.Default, Alerts.Default, Channels.Default, CustomWallets.Default,
     AlertFanout.Default, AlertNotifier.Default
   ),
   routes: AlertRoutes,

@@ -33,11 +33,14 @@ import { Kv } from "../../platform/infra/Kv"
 import { MailOutbox } from "../../platform/infra/MailOutbox"
 import { Metrics, type Cell, type Series } from "../../platform/ops/Metrics"
 import { makeBatcher } from "../../platform/infra/Batcher"
+import { BudgetRepo } from "./delivery/BudgetRepo"
+import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
+import type { ChannelResult, DeliveryRow } from "./delivery/Rows"
+import { SettingsRepo, type SettingsRow } from "./channels/SettingsRepo"
 import { AlertsConfig } from "./Config"
 import { digestOf, emailOf, EXPLORER, messengerText, webhookBatchBody, webhookBody, type WebhookEvent } from "./Format"
 import { makeMessengerClient } from "./channels/BotApi"
 import { channelBlocker, DEFAULT_SETTINGS } from "./Model"
-import { AlertsRepo, type ChannelResult, type DeliveryRow, type SettingsRow } from "./Repo"
 import { EMAIL_RETRY_MS, MESSENGER_RETRY_MS, nextRetryDelay, WEBHOOK_RETRY_MS } from "./Throttle"
 import { makeLimiter, postWebhook, statusClass, type PostResult } from "./delivery/WebhookPost"
 import { batchWebhookId, signedHeaders } from "./delivery/WebhookSignature"
@@ -76,9 +79,11 @@ type MessengerSend =
   | { readonly ok: false; readonly error: string; readonly retryable: boolean; readonly blocked: boolean; readonly deferMs?: number }
 
 export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNotifier", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default, Accounts.Default, MailOutbox.Default],
+  dependencies: [BudgetRepo.Default, DeliveriesRepo.Default, SettingsRepo.Default, AlertsConfig.Default, Accounts.Default, MailOutbox.Default],
   scoped: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const budgetRepo = yield* BudgetRepo
+    const deliveriesRepo = yield* DeliveriesRepo
+    const settingsRepo = yield* SettingsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
     const bus = yield* Bus
@@ -146,7 +151,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
 
     /** Settles the background sends' outcomes: concurrent sends share one statement. */
     const settleLater = makeBatcher<Outcome>((outcomes) =>
-      repo.settle(outcomes.map((o) => o.result)).pipe(Effect.zipRight(report(outcomes))))
+      deliveriesRepo.settle(outcomes.map((o) => o.result)).pipe(Effect.zipRight(report(outcomes))))
 
     /** One messenger send with pacing; a short 429 is waited out and tried again here, a long one is retried later. */
     const sendMessenger = (chat: string, text: string, tried: () => void): Effect.Effect<MessengerSend> =>
@@ -190,7 +195,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           }
           yield* settleLater(part.map((r) => failure(r, sent.error, sent.retryable)))
           if (sent.blocked) {
-            yield* repo.unbindChat(chat)
+            yield* settingsRepo.unbindChat(chat)
             yield* Effect.logWarning(`messenger chat unbound: ${sent.error}`).pipe(Effect.annotateLogs({ user: userId }))
             const rest = rows.slice(i + BUNDLE)
             rest.forEach((r) => tried.add(r))
@@ -253,7 +258,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
             }
             return failure(row, "status" in res ? statusClass(res.status) : res.error, true)
           }))
-          for (const userId of gone) yield* repo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
+          for (const userId of gone) yield* settingsRepo.patchSettings(userId, { webhook_enabled: false, webhook_disabled_reason: "endpoint answered 410 Gone" })
           yield* settleLater(outcomes)
         })
         const waitForMore = Effect.async<void>((resume) => {
@@ -284,7 +289,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         const tried = new Set<DeliveryRow>()
         const work = send(tried).pipe(
           Effect.onInterrupt(() =>
-            repo.release(rows.filter((r) => !tried.has(r)).map((r) => ({ deliveryId: r.id, channel: r.channel }))).pipe(Effect.catchAllCause(Effect.logError))),
+            deliveriesRepo.release(rows.filter((r) => !tried.has(r)).map((r) => ({ deliveryId: r.id, channel: r.channel }))).pipe(Effect.catchAllCause(Effect.logError))),
           Effect.catchAllCause((cause) => Effect.logError("alert send failed; its rows are retried when their lease ends", cause)),
           Effect.ensuring(room.release(permits))
         )
@@ -299,7 +304,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
       Effect.gen(function* () {
         if (rows.length === 0) return
         const users = [...new Set(rows.map((r) => r.user_id))].sort((a, b) => a - b)
-        const stored = new Map((yield* repo.settingsOf(users)).map((s) => [Number(s.user_id), s]))
+        const stored = new Map((yield* settingsRepo.settingsOf(users)).map((s) => [Number(s.user_id), s]))
         const settingsOf = (userId: number) => stored.get(userId) ?? DEFAULT_SETTINGS(userId)
         const now: Array<Outcome> = []
         let live = rows
@@ -318,7 +323,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
           const countedUsers = [...counted.keys()].sort((a, b) => a - b)
           if (countedUsers.length > 0) {
             const hour = new Date(Math.floor(Date.now() / windowMs) * windowMs)
-            const used = yield* repo.useBudgets(hour, countedUsers, countedUsers.map((u) => counted.get(u)!.length))
+            const used = yield* budgetRepo.useBudgets(hour, countedUsers, countedUsers.map((u) => counted.get(u)!.length))
             const over = new Set<number>()
             const overUsers: Array<number> = []
             for (const u of countedUsers) {
@@ -330,7 +335,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
               for (const id of fold) over.add(id)
             }
             if (overUsers.length > 0) {
-              yield* repo.addOverflows(hour, overUsers, overUsers.map((u) => counted.get(u)!.filter((id) => over.has(id)).length))
+              yield* budgetRepo.addOverflows(hour, overUsers, overUsers.map((u) => counted.get(u)!.filter((id) => over.has(id)).length))
               for (const r of rows) if (over.has(r.id)) now.push(untried(r, "digested", null))
               live = rows.filter((r) => !over.has(r.id))
             }
@@ -380,7 +385,7 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         }
 
         if (mails.length > 0) {
-          yield* sql.withTransaction(Effect.forEach(mails, outbox.insert, { discard: true }).pipe(Effect.zipRight(repo.settle(now.map((o) => o.result))))).pipe(Effect.orDie)
+          yield* sql.withTransaction(Effect.forEach(mails, outbox.insert, { discard: true }).pipe(Effect.zipRight(deliveriesRepo.settle(now.map((o) => o.result))))).pipe(Effect.orDie)
           yield* report(now)
         } else if (now.length > 0) {
           // Nothing to commit with them: settled beside the next round (shared statements), not before it. Not
@@ -402,25 +407,25 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
 
     /** The rounds of `Deliver` messages: every handler of a read adds its ids; one claim, one send round. */
     const deliverRound = makeBatcher<number>((ids) =>
-      repo.claimPending([...new Set(ids)], LEASE_SECONDS).pipe(Effect.flatMap((rows) => sendAll(rows, true))))
+      deliveriesRepo.claimPending([...new Set(ids)], LEASE_SECONDS).pipe(Effect.flatMap((rows) => sendAll(rows, true))))
 
     /** The retrier's round: due retries (and expired leases), then the digests of ended budget windows. */
     const retryRound = Effect.gen(function* () {
-      const due = yield* repo.claimDue(500, LEASE_SECONDS)
+      const due = yield* deliveriesRepo.claimDue(500, LEASE_SECONDS)
       yield* sendAll(due, false)
       const windowStart = Math.floor(Date.now() / windowMs) * windowMs
-      for (const d of yield* repo.claimDigests(new Date(windowStart))) {
-        const items = yield* repo.digestedIn(d.user_id, d.hour, new Date(d.hour.getTime() + windowMs + 60_000))
+      for (const d of yield* budgetRepo.claimDigests(new Date(windowStart))) {
+        const items = yield* budgetRepo.digestedIn(d.user_id, d.hour, new Date(d.hour.getTime() + windowMs + 60_000))
         const content = digestOf(items, d.overflow, d.hour.getTime())
-        const settings = (yield* repo.settings(d.user_id)) ?? DEFAULT_SETTINGS(d.user_id)
+        const settings = (yield* settingsRepo.settings(d.user_id)) ?? DEFAULT_SETTINGS(d.user_id)
         const channels = (["messenger", "email", "console", "webhook"] as const).filter((c) => channelBlocker(settings, c, { messengerConfigured: messenger.configured }) === null)
         if (channels.length === 0) continue
-        const [row] = yield* repo.recordDeliveries([{
+        const [row] = yield* deliveriesRepo.recordDeliveries([{
           alertId: null, userId: d.user_id, type: "digest", recordKey: `digest:${d.user_id}:${d.hour.toISOString()}`, title: content.title,
           summary: content.summary, data: { url: content.url, overflow: d.overflow, window_start: d.hour.toISOString() }, channels,
           eventAt: new Date().toISOString(), status: "pending"
         }])
-        yield* sendAll(yield* repo.claimPending([row!.id], LEASE_SECONDS), false)
+        yield* sendAll(yield* deliveriesRepo.claimPending([row!.id], LEASE_SECONDS), false)
       }
       return due.length
     })
