@@ -26,9 +26,25 @@ import { AlertsConfig } from "./Config"
 import { ConvergenceWindow, MAX_WINDOW_MS, type Convergence } from "./convergence/Window"
 import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, shortAddress, type Content, type RecordFacts } from "./Format"
 import { isLive, MatchIndex, type Sub } from "./matching/MatchIndex"
-import { ALERT_STREAMS, toSub } from "./Model"
+import { ALERT_STREAMS } from "./subscriptions/Changes"
+import type { SubRow } from "./subscriptions/SubscriptionsRepo"
+import { PARAMS, type AlertType, type Channel } from "../../../schema/http/alerts"
 import { policyOf } from "./Policy"
 import { DEFAULT_COOLDOWNS } from "./Throttle"
+
+/** A stored row as the matching index holds it; null when its params no longer parse (never expected). */
+const toSub = (row: SubRow): Sub | null => {
+  const parsed = PARAMS[row.type as AlertType]?.safeParse(row.params)
+  if (!parsed?.success) return null
+  return {
+    id: row.id,
+    userId: row.user_id,
+    spec: { type: row.type, params: parsed.data } as AlertSpec,
+    channels: row.channels as Array<Channel>,
+    enabled: row.enabled,
+    snoozedUntil: row.snoozed_until?.getTime() ?? null
+  }
+}
 
 /** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
 const NOTIFY_CHUNK = 500

@@ -13,9 +13,9 @@ import { AppConfig } from "../../platform/Config"
 import { ValidationFailed } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { route } from "../../platform/http/Route"
-import { Alerts } from "./Alerts"
-import { Channels } from "./Channels"
-import { CustomWallets } from "./CustomWallets"
+import { Alerts } from "./subscriptions/Alerts"
+import { Channels } from "./channels/Channels"
+import { CustomWallets } from "./wallets/CustomWallets"
 
 const AlertIdParams = z.object({ alert_id: intParam({ min: 1 }) })
 const WalletIdParams = z.object({ wallet_id: intParam({ min: 1 }) })

@@ -15,7 +15,7 @@ import { ActorRegistry, type ActorHandle } from "../../../platform/actors/Regist
 import { AppConfig } from "../../../platform/Config"
 import type { Process } from "../../../platform/Module"
 import { AlertsConfig } from "../Config"
-import { Channels } from "../Channels"
+import { Channels } from "./Channels"
 import { makeMessengerClient } from "./BotApi"
 
 /** The parts of an Update the bot reads (the rest of the object is ignored). */

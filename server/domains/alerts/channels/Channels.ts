@@ -4,24 +4,25 @@
  */
 import { createHmac, randomInt, randomUUID } from "node:crypto"
 import { Effect, Redacted } from "effect"
-import { deliverMessage, STREAMS } from "../../../schema/streams"
-import type { AlertType, Channel, UpdateChannelsRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { AppConfig } from "../../platform/Config"
-import { Bus } from "../../platform/infra/Bus"
-import { Kv } from "../../platform/infra/Kv"
-import { Alerts } from "./Alerts"
-import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
-import { SettingsRepo } from "./channels/SettingsRepo"
-import { SubscriptionsRepo } from "./subscriptions/SubscriptionsRepo"
-import { AlertsConfig } from "./Config"
-import { AlertTierRequired, ChannelUnavailable, CodeInvalid, MessengerNotConfigured, TooManyAttempts, TooManyCodes, WebhookUrlRefused } from "./Errors"
-import { sampleContent } from "./channels/Samples"
-import { makeMessengerClient } from "./channels/BotApi"
+import { deliverMessage, STREAMS } from "../../../../schema/streams"
+import type { AlertType, Channel, UpdateChannelsRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { AppConfig } from "../../../platform/Config"
+import { Bus } from "../../../platform/infra/Bus"
+import { Kv } from "../../../platform/infra/Kv"
+import { resolveOutbound } from "../../../platform/infra/Outbound"
+import { AlertsConfig } from "../Config"
+import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { newWebhookSecret } from "../delivery/WebhookSignature"
+import { AlertTierRequired } from "../Errors"
+import { lowestTierFor, policyOf } from "../Policy"
+import { AlertChanges } from "../subscriptions/Changes"
+import { SubscriptionsRepo } from "../subscriptions/SubscriptionsRepo"
+import { makeMessengerClient } from "./BotApi"
+import { ChannelUnavailable, CodeInvalid, MessengerNotConfigured, TooManyAttempts, TooManyCodes, WebhookUrlRefused } from "./Errors"
 import { channelBlocker, DEFAULT_SETTINGS, toChannelSettings } from "./Model"
-import { lowestTierFor, policyOf } from "./Policy"
-import { newWebhookSecret } from "./delivery/WebhookSignature"
-import { resolveOutbound } from "../../platform/infra/Outbound"
+import { sampleContent } from "./Samples"
+import { SettingsRepo } from "./SettingsRepo"
 
 const CODE_TTL_MS = 10 * 60_000
 /** Codes a user may request per hour, and wrong codes a chat may try per 10 minutes. */
@@ -29,14 +30,14 @@ const CODES_PER_HOUR = 10
 const VERIFY_TRIES = 5
 
 export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
-  dependencies: [DeliveriesRepo.Default, SettingsRepo.Default, SubscriptionsRepo.Default, AlertsConfig.Default, Alerts.Default],
+  dependencies: [SettingsRepo.Default, SubscriptionsRepo.Default, DeliveriesRepo.Default, AlertChanges.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
     const deliveriesRepo = yield* DeliveriesRepo
-    const settingsRepo = yield* SettingsRepo
+    const repo = yield* SettingsRepo
     const subsRepo = yield* SubscriptionsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
-    const alerts = yield* Alerts
+    const changes = yield* AlertChanges
     const bus = yield* Bus
     const kv = yield* Kv
     const messenger = makeMessengerClient(config.messengerApiBase, config.messengerBotToken)
@@ -51,13 +52,12 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
       }))
     })
 
-    const settingsOf = (userId: number) => settingsRepo.settings(userId).pipe(Effect.map((s) => s ?? DEFAULT_SETTINGS(userId)))
+    const settingsOf = (userId: number) => repo.settings(userId).pipe(Effect.map((s) => s ?? DEFAULT_SETTINGS(userId)))
 
-    const view = (user: AuthUser) =>
-      Effect.gen(function* () {
-        const s = yield* settingsOf(user.id)
-        return toChannelSettings(s, { email: user.email, botUsername: yield* botName, configured: messenger.configured, budgetPerHour: config.budgetPerHour })
-      })
+    const view = Effect.fn("Channels.view")(function* (user: AuthUser) {
+      const s = yield* settingsOf(user.id)
+      return toChannelSettings(s, { email: user.email, botUsername: yield* botName, configured: messenger.configured, budgetPerHour: config.budgetPerHour })
+    })
 
     /** Refuses, at save time, URLs the webhook sender would refuse (platform/infra/Outbound.ts): 422 on the URL. */
     const checkWebhookUrl = (raw: string) =>
@@ -117,7 +117,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
             message: "Set a webhook URL before enabling the webhook channel", code: "webhook_not_configured", loc: ["body", "webhook", "enabled"], input: true
           })
         }
-        yield* settingsRepo.patchSettings(user.id, {
+        yield* repo.patchSettings(user.id, {
           messenger_enabled: body.messenger?.enabled,
           email_enabled: body.email?.enabled,
           console_enabled: body.console?.enabled,
@@ -127,7 +127,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
           webhook_enabled: hook?.enabled ?? (hook?.url ? true : hook?.url === null ? false : undefined),
           webhook_disabled_reason: hook?.url !== undefined || hook?.enabled === true ? null : undefined
         })
-        yield* alerts.announce("user", user.id)
+        yield* changes.announce("user", user.id)
         return { ...(yield* view(user)), ...(secret ? { webhook_secret: secret } : {}) }
       }),
 
@@ -141,7 +141,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         for (let attempt = 0; attempt < 5; attempt++) {
           const code = String(randomInt(0, 1_000_000)).padStart(6, "0")
           const expires = new Date(Date.now() + CODE_TTL_MS)
-          if (yield* settingsRepo.putCode(user.id, codeHash(code), expires)) {
+          if (yield* repo.putCode(user.id, codeHash(code), expires)) {
             const bot = yield* botName
             return {
               code, expires_at: expires.toISOString(), bot_username: bot,
@@ -158,17 +158,17 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         if (tries > VERIFY_TRIES) {
           return yield* new TooManyAttempts({ retryAfterSeconds: yield* kv.ttl(`alerts:verify:${chatId}`) })
         }
-        const userId = yield* settingsRepo.takeCode(codeHash(code))
+        const userId = yield* repo.takeCode(codeHash(code))
         if (userId === null) return yield* new CodeInvalid()
-        const displaced = yield* settingsRepo.bindChat(userId, chatId, username)
+        const displaced = yield* repo.bindChat(userId, chatId, username)
         yield* kv.del(`alerts:verify:${chatId}`)
-        for (const other of [userId, ...displaced]) yield* alerts.announce("user", other)
+        for (const other of [userId, ...displaced]) yield* changes.announce("user", other)
         yield* Effect.logInfo("messenger connected").pipe(Effect.annotateLogs({ user: userId }))
         return { connected: true as const, user_id: userId }
       }),
 
       chatStatus: Effect.fn("Channels.chatStatus")(function* (chatId: string) {
-        const s = yield* settingsRepo.byChat(chatId)
+        const s = yield* repo.byChat(chatId)
         if (s === null) return { connected: false, alerts: 0, muted_until: null }
         return {
           connected: true,
@@ -178,8 +178,8 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
       }),
 
       chatDisconnect: Effect.fn("Channels.chatDisconnect")(function* (chatId: string) {
-        const userId = yield* settingsRepo.unbindChat(chatId)
-        if (userId !== null) yield* alerts.announce("user", userId)
+        const userId = yield* repo.unbindChat(chatId)
+        if (userId !== null) yield* changes.announce("user", userId)
         return { disconnected: userId !== null }
       }),
 

@@ -1,33 +1,29 @@
 /**
  * Alert subscriptions (spec §4.8, §3.2): create, list, update, delete, snooze one, mute all, and the delivery
- * history. Every change is announced on `alerts.changes`, which the fan-out's matching index follows.
+ * history. Every change is announced on `alerts.changes` (`AlertChanges`), which the fan-out's matching index follows.
  */
-import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
-import { HistoryItem, type AlertType, type CreateAlertRequest, type UpdateAlertRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { Bus } from "../../platform/infra/Bus"
-import { DeliveriesRepo } from "./delivery/DeliveriesRepo"
-import { SettingsRepo } from "./channels/SettingsRepo"
-import { SubscriptionsRepo } from "./subscriptions/SubscriptionsRepo"
-import { AlertsConfig } from "./Config"
-import { AlertInputInvalid, AlertNotFound, AlertTierRequired, TooManyAlerts } from "./Errors"
-import { ALERT_STREAMS, iso, parseParams, toAlertResponse } from "./Model"
-import { lowestTierFor, policyOf } from "./Policy"
+import { HistoryItem, type AlertType, type CreateAlertRequest, type UpdateAlertRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { SettingsRepo } from "../channels/SettingsRepo"
+import { AlertsConfig } from "../Config"
+import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { AlertInputInvalid, AlertTierRequired } from "../Errors"
+import { lowestTierFor, policyOf } from "../Policy"
+import { AlertChanges } from "./Changes"
+import { AlertNotFound, TooManyAlerts } from "./Errors"
+import { iso, parseParams, toAlertResponse } from "./Model"
+import { SubscriptionsRepo } from "./SubscriptionsRepo"
 
 const notFound = (id: number) => new AlertNotFound({ id })
 
 export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
-  dependencies: [DeliveriesRepo.Default, SettingsRepo.Default, SubscriptionsRepo.Default, AlertsConfig.Default],
+  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, DeliveriesRepo.Default, AlertChanges.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
-    const deliveriesRepo = yield* DeliveriesRepo
+    const repo = yield* SubscriptionsRepo
     const settingsRepo = yield* SettingsRepo
-    const subsRepo = yield* SubscriptionsRepo
-    const bus = yield* Bus
-
-    /** Tells every fan-out process that an alert (or a user's mute) changed. */
-    const announce = (kind: "alert" | "user", id: number) =>
-      bus.publish(ALERT_STREAMS.changes, { messageId: `${kind}:${id}:${randomUUID()}`, kind, id }, 10_000).pipe(Effect.asVoid)
+    const deliveriesRepo = yield* DeliveriesRepo
+    const changes = yield* AlertChanges
 
     const checkAllowed = (user: AuthUser, type: AlertType, channels: ReadonlyArray<string>) => {
       const policy = policyOf(user.tier)
@@ -50,7 +46,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
 
     return {
       list: Effect.fn("Alerts.list")(function* (user: AuthUser) {
-        const rows = yield* subsRepo.list(user.id)
+        const rows = yield* repo.list(user.id)
         const settings = yield* settingsRepo.settings(user.id)
         const muted = settings?.muted_until && settings.muted_until.getTime() > Date.now() ? settings.muted_until.toISOString() : null
         return { alerts: rows.map(toAlertResponse), limits: limitsOf(user), muted_until: muted }
@@ -59,17 +55,17 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
       create: Effect.fn("Alerts.create")(function* (user: AuthUser, body: CreateAlertRequest) {
         yield* checkAllowed(user, body.type, body.channels)
         const max = policyOf(user.tier).maxAlerts
-        const row = yield* subsRepo.insert(user.id, { type: body.type, name: body.name, params: body.params, channels: body.channels, enabled: body.enabled }, max)
+        const row = yield* repo.insert(user.id, { type: body.type, name: body.name, params: body.params, channels: body.channels, enabled: body.enabled }, max)
         if (row === null) {
           return yield* new TooManyAlerts({ max, tier: user.tier })
         }
-        yield* announce("alert", row.id)
+        yield* changes.announce("alert", row.id)
         yield* Effect.logInfo(`alert ${row.id} (${row.type}) created`).pipe(Effect.annotateLogs({ user: user.id }))
         return toAlertResponse(row)
       }),
 
       update: Effect.fn("Alerts.update")(function* (user: AuthUser, id: number, body: UpdateAlertRequest) {
-        const current = yield* subsRepo.byId(user.id, id)
+        const current = yield* repo.byId(user.id, id)
         if (current === null) return yield* notFound(id)
         const type = current.type as AlertType
         let params = current.params
@@ -80,35 +76,35 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
         }
         const channels = body.channels ?? current.channels
         yield* checkAllowed(user, type, channels)
-        const row = yield* subsRepo.update(user.id, id, {
+        const row = yield* repo.update(user.id, id, {
           name: body.name !== undefined ? body.name : current.name,
           params,
           channels,
           enabled: body.enabled ?? current.enabled
         })
         if (row === null) return yield* notFound(id)
-        yield* announce("alert", id)
+        yield* changes.announce("alert", id)
         return toAlertResponse(row)
       }),
 
       remove: Effect.fn("Alerts.remove")(function* (user: AuthUser, id: number) {
-        if (!(yield* subsRepo.remove(user.id, id))) return yield* notFound(id)
-        yield* announce("alert", id)
+        if (!(yield* repo.remove(user.id, id))) return yield* notFound(id)
+        yield* changes.announce("alert", id)
         return { deleted: true as const, id }
       }),
 
       snooze: Effect.fn("Alerts.snooze")(function* (user: AuthUser, id: number, hours: number) {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
-        const row = yield* subsRepo.snooze(user.id, id, until)
+        const row = yield* repo.snooze(user.id, id, until)
         if (row === null) return yield* notFound(id)
-        yield* announce("alert", id)
+        yield* changes.announce("alert", id)
         return { id, snoozed_until: iso(until) }
       }),
 
       mute: Effect.fn("Alerts.mute")(function* (user: AuthUser, hours: number) {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
         yield* settingsRepo.patchSettings(user.id, { muted_until: until })
-        yield* announce("user", user.id)
+        yield* changes.announce("user", user.id)
         return { muted_until: iso(until) }
       }),
 
@@ -120,9 +116,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
           channels: r.channels.map((c) => ({ ...c, delivered_at: c.delivered_at === null ? null : new Date(c.delivered_at).toISOString() }))
         }))
         return { items, page, limit, has_more: rows.length > limit }
-      }),
-
-      announce
+      })
     } as const
   })
 }) {}

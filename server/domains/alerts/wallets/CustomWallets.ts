@@ -10,17 +10,18 @@
  */
 import { Effect } from "effect"
 import { getAddress, isAddress, zeroAddress } from "viem"
-import { STREAMS, type ChainTxMessage } from "../../../schema/streams"
-import type { DispatchRequest, InternalTxRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { ChainWallets } from "../chain/ChainWallets"
-import { Bus } from "../../platform/infra/Bus"
-import { WalletsRepo } from "./wallets/WalletsRepo"
-import { AlertsConfig } from "./Config"
-import { AlertInputInvalid, AlertTierRequired, TooManyWallets, WalletExists, WalletNotFound, WalletNotMonitored } from "./Errors"
-import { recordKeyOf } from "./delivery/Rows"
-import { shortAddress } from "./Format"
-import { policyOf } from "./Policy"
+import { STREAMS, type ChainTxMessage } from "../../../../schema/streams"
+import type { DispatchRequest, InternalTxRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { ChainWallets } from "../../chain/ChainWallets"
+import { Bus } from "../../../platform/infra/Bus"
+import { AlertsConfig } from "../Config"
+import { recordKeyOf } from "../delivery/Rows"
+import { AlertInputInvalid, AlertTierRequired } from "../Errors"
+import { shortAddress } from "../Format"
+import { policyOf } from "../Policy"
+import { TooManyWallets, WalletExists, WalletNotFound, WalletNotMonitored } from "./Errors"
+import { WalletsRepo } from "./WalletsRepo"
 
 const invalid = (msg: string, input: string) => new AlertInputInvalid({ issues: [{ type: "value_error", loc: ["body", "address"], msg, input }] })
 
@@ -36,7 +37,7 @@ const toMessage = (r: InternalTxRequest, labelOverride?: string | null): ChainTx
 export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCustomWallets", {
   dependencies: [WalletsRepo.Default, AlertsConfig.Default, ChainWallets.Default],
   effect: Effect.gen(function* () {
-    const walletsRepo = yield* WalletsRepo
+    const repo = yield* WalletsRepo
     const config = yield* AlertsConfig
     const chain = yield* ChainWallets
     const bus = yield* Bus
@@ -46,7 +47,7 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
     return {
       list: Effect.fn("CustomWallets.list")(function* (user: AuthUser) {
         const cap = capOf(user)
-        return { wallets: cap === 0 ? [] : (yield* walletsRepo.wallets(user.id)).map(wire), cap }
+        return { wallets: cap === 0 ? [] : (yield* repo.wallets(user.id)).map(wire), cap }
       }),
 
       add: Effect.fn("CustomWallets.add")(function* (user: AuthUser, raw: string, label: string | null) {
@@ -61,7 +62,7 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
         if (known.labelCategory === "exchange" || known.labelCategory === "router") {
           return yield* invalid(`${known.labelName} is a known ${known.labelCategory} address, not a wallet`, raw)
         }
-        const added = yield* walletsRepo.addWallet(user.id, address, label, cap)
+        const added = yield* repo.addWallet(user.id, address, label, cap)
         if (added.kind === "cap") return yield* new TooManyWallets({ cap })
         if (added.kind === "exists") return yield* new WalletExists()
         // The label is the owner's: it stays in alert_custom_wallets and never reaches the shared tables or streams.
@@ -71,9 +72,9 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
       }),
 
       remove: Effect.fn("CustomWallets.remove")(function* (user: AuthUser, id: number) {
-        const address = yield* walletsRepo.removeWallet(user.id, id)
+        const address = yield* repo.removeWallet(user.id, id)
         if (address === null) return yield* new WalletNotFound({ id })
-        if ((yield* walletsRepo.walletWatchers(address)) === 0) yield* chain.untrackCustom(address)
+        if ((yield* repo.walletWatchers(address)) === 0) yield* chain.untrackCustom(address)
         return { deleted: true as const, id }
       }),
 
@@ -85,7 +86,7 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
 
       /** `custom-wallet-tx`: a record of a monitored custom wallet (404 when nobody monitors it). */
       customWalletTx: Effect.fn("Feed.customWalletTx")(function* (r: InternalTxRequest) {
-        const custom = yield* walletsRepo.isCustomWallet(r.wallet)
+        const custom = yield* repo.isCustomWallet(r.wallet)
         if (custom === null) return yield* new WalletNotMonitored({ wallet: r.wallet })
         // chain.tx is everyone's feed: a custom wallet goes out under its short address, not its owner's private label.
         yield* bus.publish(STREAMS.chainTx, toMessage(r, r.wallet_label ?? shortAddress(r.wallet)))
