@@ -10,7 +10,7 @@ import { Channels } from "./channels/Channels"
 import { AlertsConfig } from "./Config"
 import { CustomWallets } from "./wallets/CustomWallets"
 import { AlertErrors } from "./Errors"
-import { AlertFanout } from "./Fanout"
+import { AlertFanout } from "./matching/Fanout"
 import { AlertRoutes } from "./Http"
 import { AlertNotifier } from "./Notifier"
 

@@ -31,7 +31,7 @@ export class AlertChanges extends Effect.Service<AlertChanges>()("app/AlertChang
       since: Effect.fn("AlertChanges.since")((after: string, limit: number) =>
         bus.rangeAfter(ALERT_STREAMS.changes, after, limit).pipe(
           Effect.map((entries) => entries.map((e): AlertChange & { readonly streamId: string } =>
-            ({ streamId: e.id, kind: e.payload.kind === "alert" ? "alert" : "user", id: Number(e.payload.id) })))))
+            ({ streamId: e.id, kind: e.payload.kind as AlertChange["kind"], id: Number(e.payload.id) })))))
     } as const
   })
 }) {}
