@@ -7,9 +7,10 @@
  * update, delete, snooze and mute) before each round (`sync`); it is also reloaded whole every
  * `ALERTS_INDEX_RELOAD_SECONDS`, and the owners' tiers are read again every `ALERTS_TIER_REFRESH_SECONDS` (a tier
  * also ends by time, with nothing announced). A load also drops convergence buys older than every window (the
- * window's housekeeping rides on the reload).
+ * window's housekeeping rides on the reload). It also holds the owners' private labels of their custom wallets
+ * (`ownLabels`): only an owner's own deliveries of the wallet's records say the label (a `user` change reloads theirs).
  *
- * `current` and `live` are the hot path's per-record calls: plain functions, no Effect, no span.
+ * `current`, `live` and `ownLabels` are the hot path's per-record calls: plain functions, no Effect, no span.
  */
 import { Deferred, Effect, Exit, FiberId } from "effect"
 import { PARAMS, type AlertSpec, type AlertType, type Channel } from "../../../../schema/http/alerts"
@@ -21,6 +22,7 @@ import { AlertConvergence } from "../convergence/Convergence"
 import { policyOf } from "../Policy"
 import { AlertChanges } from "../subscriptions/Changes"
 import { SubscriptionsRepo, type SubRow } from "../subscriptions/SubscriptionsRepo"
+import { WalletsRepo } from "../wallets/WalletsRepo"
 import { isLive, MatchIndex, type Sub } from "./MatchIndex"
 
 /** Changes read per step of a follow. */
@@ -41,10 +43,11 @@ export const toSub = (row: SubRow): Sub | null => {
 }
 
 export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
-  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, AlertChanges.Default, AlertConvergence.Default, AlertsConfig.Default, Entitlements.Default],
+  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, WalletsRepo.Default, AlertChanges.Default, AlertConvergence.Default, AlertsConfig.Default, Entitlements.Default],
   effect: Effect.gen(function* () {
     const subscriptions = yield* SubscriptionsRepo
     const settings = yield* SettingsRepo
+    const wallets = yield* WalletsRepo
     const changes = yield* AlertChanges
     const convergence = yield* AlertConvergence
     const config = yield* AlertsConfig
@@ -57,6 +60,9 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
     /** The owners' tiers (an alert fires only with what its owner's tier includes now); refreshed every minute. */
     const tiers = new Map<number, Tier>()
     let tiersAt = 0
+    /** Custom wallets' private labels: address → (owner → label), and each owner's labelled addresses. */
+    const labels = new Map<string, Map<number, string>>()
+    const labelled = new Map<number, Set<string>>()
     let lastChange = "0-0"
     let loadedAt = 0
     /** Tickets order sync requests: a sync that started after a caller arrived covers that caller. */
@@ -70,6 +76,35 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
         const rows = yield* settings.settingsOf(userIds)
         for (const id of userIds) muted.delete(id)
         for (const r of rows) if (r.muted_until) muted.set(r.user_id, r.muted_until.getTime())
+      })
+
+    /** Reads the labels of these users' custom wallets again (null: everyone's, the whole map anew). */
+    const applyLabels = (userIds: ReadonlyArray<number> | null) =>
+      Effect.gen(function* () {
+        if (userIds !== null && userIds.length === 0) return
+        const rows = yield* wallets.labels(userIds)
+        if (userIds === null) {
+          labels.clear()
+          labelled.clear()
+        } else {
+          for (const id of userIds) {
+            for (const address of labelled.get(id) ?? []) {
+              const owners = labels.get(address)
+              owners?.delete(id)
+              if (owners?.size === 0) labels.delete(address)
+            }
+            labelled.delete(id)
+          }
+        }
+        for (const r of rows) {
+          const userId = Number(r.user_id)
+          let owners = labels.get(r.address)
+          if (owners === undefined) labels.set(r.address, owners = new Map())
+          owners.set(userId, r.label)
+          let own = labelled.get(userId)
+          if (own === undefined) labelled.set(userId, own = new Set())
+          own.add(r.address)
+        }
       })
 
     const refreshTiers = (userIds: ReadonlyArray<number>) =>
@@ -98,6 +133,7 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
       tiers.clear()
       tiersAt = Date.now()
       yield* refreshTiers([...new Set(rows.map((r) => Number(r.user_id)))])
+      yield* applyLabels(null)
       index = next
       yield* convergence.prune()
       lastChange = tail
@@ -127,6 +163,7 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
         }
         yield* applyUsers(userIds)
         yield* refreshTiers(userIds)
+        yield* applyLabels(userIds)
         if (read.length < FOLLOW_STEP) return
       }
     }).pipe(Effect.zipRight(refreshTiersIfDue), Effect.withSpan("AlertIndex.follow"))
@@ -174,6 +211,11 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
         if (channels.length === 0) return null
         return channels.length === sub.channels.length ? sub : { ...sub, channels }
       },
+      /**
+       * The owners' private labels of a wallet (owner → label), or undefined: nearly every record's wallet is no one's
+       * labelled custom wallet, and this costs it one lookup.
+       */
+      ownLabels: (wallet: string): ReadonlyMap<number, string> | undefined => labels.get(wallet),
       /** An alert's last fire as the database knew it at load (epoch ms), or null. */
       lastFiredOf: (alertId: number): number | null => lastFired.get(alertId) ?? null
     } as const

@@ -47,7 +47,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
     const deliveries = yield* DeliveriesRepo
     const subscriptions = yield* SubscriptionsRepo
     const bus = yield* Bus
-    const { live } = alertIndex
+    const { live, ownLabels } = alertIndex
 
     /**
      * Records deliveries and publishes what is owed: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each published
@@ -96,8 +96,10 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       const facts: RecordFacts = m
       const key = recordKeyOf(m)
       const out: Array<NewDelivery> = []
-      // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert.
+      // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert; an
+      // owner of the wallet as a labelled custom wallet gets their own, saying their label (no one else sees it).
       const contents = new Map<string, Content>()
+      const owners = ownLabels(m.wallet)
       for (const matched of alertIndex.current().matchRecord(m)) {
         const foldable = folds !== undefined && DEFAULT_COOLDOWNS[matched.spec.type] > 0
         const fold = foldable ? folds.find(matched, m.ts) : undefined
@@ -107,8 +109,12 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         }
         const sub = live(matched, now)
         if (sub === null) continue
-        let content = contents.get(sub.spec.type)
-        if (content === undefined) contents.set(sub.spec.type, content = contentOfRecord(sub.spec.type as "whale_trade", facts))
+        const label = owners === undefined ? undefined : owners.get(sub.userId)
+        const contentKey = label === undefined ? sub.spec.type : `${sub.spec.type}\u0000${label}`
+        let content = contents.get(contentKey)
+        if (content === undefined) {
+          contents.set(contentKey, content = contentOfRecord(sub.spec.type as "whale_trade", label === undefined ? facts : { ...facts, wallet_label: label }))
+        }
         const item = deliveryOf(sub, key, content, m.ts)
         if (foldable) folds.add({ sub: matched, ts: m.ts, first: item, extra: 0 })
         out.push(item)

@@ -45,6 +45,17 @@ export class WalletsRepo extends Effect.Service<WalletsRepo>()("app/AlertWallets
       walletWatchers: Effect.fn("WalletsRepo.walletWatchers")((address: string) =>
         sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_custom_wallets WHERE address = ${address}`.pipe(Effect.map((r) => r[0]!.n), die)),
 
+      /**
+       * The owners' labels of custom wallets (labelled ones only), of these users or, with null, of everyone: the
+       * matching index's load and follow (an owner's own deliveries say their label).
+       */
+      labels: Effect.fn("WalletsRepo.labels")((userIds: ReadonlyArray<number> | null) =>
+        (userIds === null
+          ? sql<{ user_id: number; address: string; label: string }>`SELECT user_id, address, label FROM alert_custom_wallets WHERE label IS NOT NULL`
+          : sql<{ user_id: number; address: string; label: string }>`
+              SELECT user_id, address, label FROM alert_custom_wallets WHERE label IS NOT NULL AND user_id = ANY(${userIds}::bigint[])`
+        ).pipe(die)),
+
       isCustomWallet: Effect.fn("WalletsRepo.isCustomWallet")((address: string) =>
         sql<{ label: string | null }>`SELECT label FROM alert_custom_wallets WHERE address = ${address} LIMIT 1`.pipe(
           Effect.map((r) => (r.length > 0 ? { label: r[0]!.label } : null)), die))
