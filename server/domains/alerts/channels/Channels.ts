@@ -32,9 +32,9 @@ const VERIFY_TRIES = 5
 export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
   dependencies: [SettingsRepo.Default, SubscriptionsRepo.Default, DeliveriesRepo.Default, AlertChanges.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
-    const deliveriesRepo = yield* DeliveriesRepo
+    const deliveries = yield* DeliveriesRepo
     const repo = yield* SettingsRepo
-    const subsRepo = yield* SubscriptionsRepo
+    const subscriptions = yield* SubscriptionsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
     const changes = yield* AlertChanges
@@ -84,14 +84,14 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
     const sendTest = (user: AuthUser, type: AlertType, channels: ReadonlyArray<Channel>) =>
       Effect.gen(function* () {
         const content = sampleContent(type)
-        const [d] = yield* deliveriesRepo.recordDeliveries([{
+        const [d] = yield* deliveries.recordDeliveries([{
           alertId: null, userId: user.id, type, recordKey: `test:${randomUUID()}`, title: content.title, summary: content.summary,
           data: { ...content.data, url: content.url }, channels, eventAt: new Date().toISOString(), status: "pending", test: true
         }])
         yield* bus.publish(STREAMS.notify, deliverMessage(user.id, [d!.id], Date.now()))
         const deadline = Date.now() + 10_000
         while (true) {
-          const [item] = (yield* deliveriesRepo.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
+          const [item] = (yield* deliveries.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
           const settled = item && item.channels.every((c) => !["pending", "sending"].includes(c.status))
           if (settled || Date.now() > deadline) {
             return { sent: (item?.channels ?? []).map((c) => ({ channel: c.channel as Channel, status: c.status, detail: c.error })) }
@@ -172,7 +172,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         if (s === null) return { connected: false, alerts: 0, muted_until: null }
         return {
           connected: true,
-          alerts: yield* subsRepo.countOf(s.user_id),
+          alerts: yield* subscriptions.countOf(s.user_id),
           muted_until: s.muted_until && s.muted_until.getTime() > Date.now() ? s.muted_until.toISOString() : null
         }
       }),
