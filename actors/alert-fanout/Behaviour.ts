@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { STREAMS, type ChainStreamMessage, type DomainEvent } from "../../schema/streams"
-import { AlertFanout } from "../../server/domains/alerts/Fanout"
+import { AlertFanout } from "../../server/domains/alerts/matching/Fanout"
 import { streamActor } from "../../server/platform/actors/Actor"
 import { FanoutEventMessage, FanoutRecordMessage } from "./Protocol"
 

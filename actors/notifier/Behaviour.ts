@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { STREAMS } from "../../schema/streams"
-import { AlertNotifier } from "../../server/domains/alerts/Notifier"
+import { AlertNotifier } from "../../server/domains/alerts/delivery/Notifier"
 import { loopActor, streamActor } from "../../server/platform/actors/Actor"
 import { NotifierMessage } from "./Protocol"
 

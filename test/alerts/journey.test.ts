@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { deliverMessage, STREAMS } from "../../schema/streams"
-import { verify } from "../../server/domains/alerts/Webhooks"
+import { verify } from "../../server/domains/alerts/delivery/WebhookSignature"
 import { Bus } from "../../server/platform/infra/Bus"
 import { createUser, login } from "../support/auth"
 import { requireFixtures } from "../support/fixtures"
@@ -319,16 +319,37 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(list.body.wallets.map((w: any) => w.address)).toEqual([good.toLowerCase()])
 
     await post("/api/alerts", { type: "wallet_activity", params: { wallet: good }, channels: ["messenger"] })
+    // Another user watching the same wallet (not theirs): they must never see the owner's label.
+    await createUser(app, { email: "watcher@example.com", tier: "whale" })
+    const watcher = (await login(app, "watcher@example.com")).token
+    const watching = await call(app, "POST", "/api/alerts", { token: watcher, body: { type: "wallet_activity", params: { wallet: good }, channels: ["console"] } })
+    expect(watching.status).toBe(200)
     const tx = record({ wallet: good.toLowerCase(), wallet_label: null, usd: 42_000 })
     expect((await call(app, "POST", "/api/alerts/custom-wallet-tx", { body: tx, headers: internalHeaders(app) })).status).toBe(200)
-    // chain.tx is everyone's feed: the record goes out under the short address, never the owner's label.
-    await waitFor(() => sentTo(CHAT, "0x5290…9ee7 bought $42.0K").length === 1, 10_000)
-    expect(sentTo(CHAT, "My fund")).toHaveLength(0)
+    // The owner's own delivery says their label (title and text)...
+    await waitFor(() => sentTo(CHAT, "My fund bought $42.0K").length === 1, 10_000)
+    expect(sentTo(CHAT, "Wallet activity: My fund")).toHaveLength(1)
+    expect(sentTo(CHAT, "0x5290…9ee7")).toHaveLength(0)
+    // ...while chain.tx, everyone's feed, carries the short address, and so does every other user's delivery.
+    const onFeed = (await app.runtime.runPromise(Effect.flatMap(Bus, (bus) => bus.tail(STREAMS.chainTx, 100))))
+      .map((e) => e.payload as any).filter((m) => m.tx_hash === tx.tx_hash)
+    expect(onFeed.map((m) => m.wallet_label)).toEqual(["0x5290…9ee7"])
+    await waitFor(async () => (await consoleEvents()).some((e) => e.kind === "alert" && e.data.alert_id === watching.body.id), 10_000)
+    const seen = (await consoleEvents()).filter((e) => e.kind === "alert" && e.data.alert_id === watching.body.id)
+    expect(seen.map((e) => e.data.summary)).toEqual([expect.stringMatching(/^0x5290…9ee7 bought \$42\.0K/)])
+    const theirs = await call(app, "GET", "/api/alerts/history", { token: watcher })
+    expect(theirs.body.items).toHaveLength(1)
+    expect(JSON.stringify(theirs.body)).not.toContain("My fund")
     expect((await call(app, "POST", "/api/alerts/custom-wallet-tx", { body: record(), headers: internalHeaders(app) })).status).toBe(404)
 
     expect((await call(app, "DELETE", `/api/alerts/custom-wallets/${added.body.id}`, { token })).status).toBe(200)
     const after = await app.query<{ active: boolean }>("SELECT active FROM tracked_wallets WHERE address = $1", [good.toLowerCase()])
     expect(after).toEqual([{ active: false }])
+    // No longer the owner's custom wallet: its records say the short address to them too (a fresh alert: the first is
+    // in its cooldown).
+    expect((await post("/api/alerts", { type: "wallet_activity", params: { wallet: good }, channels: ["messenger"] })).status).toBe(200)
+    await feed(record({ wallet: good.toLowerCase(), wallet_label: null, usd: 43_000 }))
+    await waitFor(() => sentTo(CHAT, "0x5290…9ee7 bought $43.0K").length === 1, 10_000)
   })
 
   it("sends test notifications and disconnects from the chat", async () => {

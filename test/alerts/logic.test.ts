@@ -3,11 +3,11 @@
  * the webhook POST limiter. */
 import { describe, expect, it } from "vitest"
 import { CreateAlertRequest, type AlertSpec } from "../../schema/http/alerts"
-import { ConvergenceWindow } from "../../server/domains/alerts/Convergence"
-import { MatchIndex, isLive, matchesEvent, naiveMatch, type Category, type MatchRecord, type Sub } from "../../server/domains/alerts/Matching"
+import { ConvergenceWindow } from "../../server/domains/alerts/convergence/Window"
+import { MatchIndex, isLive, matchesEvent, naiveMatch, type Category, type MatchRecord, type Sub } from "../../server/domains/alerts/matching/MatchIndex"
 import { hourOf, nextRetryDelay, WEBHOOK_RETRY_MS, withinBudget } from "../../server/domains/alerts/Throttle"
-import { newWebhookSecret, sign, verify } from "../../server/domains/alerts/Webhooks"
-import { makeLimiter } from "../../server/domains/alerts/WebhookPost"
+import { newWebhookSecret, sign, verify } from "../../server/domains/alerts/delivery/WebhookSignature"
+import { makeLimiter } from "../../server/domains/alerts/delivery/WebhookPost"
 import { contentOfRecord, messengerText, usd } from "../../server/domains/alerts/Format"
 
 const spec = (body: unknown): AlertSpec => CreateAlertRequest.parse(body) as unknown as AlertSpec

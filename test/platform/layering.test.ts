@@ -2,7 +2,7 @@
  * The layering rules (docs/ARCHITECTURE.md) are enforced by dependency-cruiser in `npm test`. This checks that they
  * really bite: a tree with upward imports (platform → domain, domain → actor, client → server), a domain reaching into
  * another domain's Repo, and an actor reaching past a domain's services (its Repo, a helper) or into a gateway is
- * refused, and the same tree without them passes.
+ * refused, and the same tree without them passes — also for a domain in parts (sub-folders with their own repos).
  */
 import { execFile } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -77,5 +77,26 @@ describe("layering", () => {
     expect(result.out).toContain("actor-imports-domain-internals: actors/notifier/Protocol.ts → server/domains/alerts/Format.ts")
     // The domain's service file itself is what an actor may import.
     expect(result.out).not.toContain("actors/notifier/Behaviour.ts → server/domains/alerts/Alerts.ts")
+  }, 60_000)
+
+  it("holds for a domain in parts (sub-folders): a part's repo is the domain's own, its service what an actor may import", async () => {
+    const parts = {
+      ...base,
+      "server/domains/alerts/delivery/DeliveriesRepo.ts": "export const deliveries = 1\n",
+      "server/domains/alerts/delivery/Notifier.ts": "import { Effect } from 'effect'\nimport { deliveries } from './DeliveriesRepo'\nexport class Notifier extends Effect.Service<Notifier>()('n', { succeed: deliveries }) {}\n",
+      // Inside the domain, a part may read another part's repo.
+      "server/domains/alerts/matching/Fanout.ts": "import { deliveries } from '../delivery/DeliveriesRepo'\nexport const fanout = deliveries\n",
+      "actors/notifier/Behaviour.ts": "import { Notifier } from '../../server/domains/alerts/delivery/Notifier'\nexport const notifier = Notifier\n"
+    }
+    expect(await cruise(tree(parts))).toEqual({ ok: true, out: "" })
+    const result = await cruise(tree({
+      ...parts,
+      "server/domains/echo/Echo.ts": "import { deliveries } from '../alerts/delivery/DeliveriesRepo'\nexport const echo = deliveries\n",
+      "actors/notifier/Protocol.ts": "import { deliveries } from '../../server/domains/alerts/delivery/DeliveriesRepo'\nexport const p = deliveries\n"
+    }))
+    expect(result.ok).toBe(false)
+    expect(result.out).toContain("domain-imports-another-domains-repo: server/domains/echo/Echo.ts → server/domains/alerts/delivery/DeliveriesRepo.ts")
+    expect(result.out).toContain("actor-imports-domain-internals: actors/notifier/Protocol.ts → server/domains/alerts/delivery/DeliveriesRepo.ts")
+    expect(result.out).not.toContain("server/domains/alerts/matching/Fanout.ts →")
   }, 60_000)
 })

@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postWebhook, statusClass } from "../../server/domains/alerts/WebhookPost"
+import { postWebhook, statusClass } from "../../server/domains/alerts/delivery/WebhookPost"
 import { pinnedLookup, refusedRange, resolveOutbound } from "../../server/platform/infra/Outbound"
 
 let server: Server

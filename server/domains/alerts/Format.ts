@@ -4,7 +4,7 @@
  */
 import type { AlertType } from "../../../schema/http/alerts"
 import type { WhaleTx } from "../../../schema/records"
-import type { Category } from "./Matching"
+import type { Category } from "./matching/MatchIndex"
 
 export interface Content {
   readonly type: AlertType

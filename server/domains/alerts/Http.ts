@@ -6,9 +6,9 @@ import { AppConfig } from "../../platform/Config"
 import { ValidationFailed } from "../../platform/http/Errors"
 import { Guard } from "../../platform/http/Guards"
 import { route } from "../../platform/http/Route"
-import { Alerts } from "./Alerts"
-import { Channels } from "./Channels"
-import { CustomWallets } from "./CustomWallets"
+import { Alerts } from "./subscriptions/Alerts"
+import { Channels } from "./channels/Channels"
+import { CustomWallets } from "./wallets/CustomWallets"
 
 /** `hours` from the body (JSON or form), else the query string. */
 const hoursOf = (body: { hours?: number | undefined }, query: { hours?: number | undefined }) =>

@@ -1,5 +1,5 @@
 /**
- * Flood control's rules, pure (the shared state lives in Kv: cooldown gates in Fanout.ts, pacing slots in Notifier.ts):
+ * Flood control's rules, pure (the shared state lives in Kv: cooldown gates in matching/Cooldowns.ts, pacing slots in delivery/Messenger.ts):
  *  - per-type cooldowns: after an alert fires, its further matches within the cooldown are counted, not sent; the
  *    next message of that alert says how many it folded;
  *  - the per-user hourly budget: past it, a delivery is folded (`digested`) into ONE digest message per user and
@@ -14,7 +14,7 @@ export const DEFAULT_COOLDOWNS: Readonly<Record<AlertType, number>> = {
   whale_trade: 60,
   wallet_activity: 30,
   exchange_flow: 300,
-  // One fire per token per window already (see Convergence.ts).
+  // One fire per token per window already (see convergence/Window.ts).
   convergence: 0,
   index_cross: 3_600,
   playbook_live: 0,

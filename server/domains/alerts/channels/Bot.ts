@@ -11,12 +11,12 @@
  */
 import { Effect, Redacted, Schedule } from "effect"
 import { z } from "zod"
-import { ActorRegistry, type ActorHandle } from "../../platform/actors/Registry"
-import { AppConfig } from "../../platform/Config"
-import type { Process } from "../../platform/Module"
-import { AlertsConfig } from "./Config"
+import { ActorRegistry, type ActorHandle } from "../../../platform/actors/Registry"
+import { AppConfig } from "../../../platform/Config"
+import type { Process } from "../../../platform/Module"
+import { AlertsConfig } from "../Config"
 import { Channels } from "./Channels"
-import { makeMessengerClient } from "./Messenger"
+import { makeMessengerClient } from "./BotApi"
 
 /** The parts of an Update the bot reads (the rest of the object is ignored). */
 export const BotUpdate = z.object({

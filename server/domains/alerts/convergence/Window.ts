@@ -9,7 +9,7 @@
  * round from the buys stored in the database (`alert_convergence_buys`), so every process judges on the same
  * window and a restart loses nothing; the fire itself is taken in the database (`alert_convergence_fired`).
  */
-import type { ConvergenceParams } from "../../../schema/http/alerts"
+import type { ConvergenceParams } from "../../../../schema/http/alerts"
 
 interface Buy {
   readonly wallet: string

@@ -1,29 +1,29 @@
 /**
  * Alert subscriptions (spec §4.8, §3.2): create, list, update, delete, snooze one, mute all, and the delivery
- * history. Every change is announced on `alerts.changes`, which the fan-out's matching index follows.
+ * history. Every change is announced on `alerts.changes` (`AlertChanges`), which the fan-out's matching index follows.
  */
-import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
-import { HistoryItem, type AlertType, type CreateAlertRequest, type UpdateAlertRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { Bus } from "../../platform/infra/Bus"
-import { AlertsConfig } from "./Config"
-import { AlertInputInvalid, AlertNotFound, AlertTierRequired, TooManyAlerts } from "./Errors"
-import { ALERT_STREAMS, iso, parseParams, toAlertResponse } from "./Model"
-import { lowestTierFor, policyOf } from "./Policy"
-import { AlertsRepo } from "./Repo"
+import { HistoryItem, type AlertType, type CreateAlertRequest, type UpdateAlertRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { SettingsRepo } from "../channels/SettingsRepo"
+import { AlertsConfig } from "../Config"
+import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { AlertInputInvalid, AlertTierRequired } from "../Errors"
+import { lowestTierFor, policyOf } from "../Policy"
+import { AlertChanges } from "./Changes"
+import { AlertNotFound, TooManyAlerts } from "./Errors"
+import { iso, parseParams, toAlertResponse } from "./Model"
+import { SubscriptionsRepo } from "./SubscriptionsRepo"
 
 const notFound = (id: number) => new AlertNotFound({ id })
 
 export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default],
+  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, DeliveriesRepo.Default, AlertChanges.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
-    const bus = yield* Bus
-
-    /** Tells every fan-out process that an alert (or a user's mute) changed. */
-    const announce = (kind: "alert" | "user", id: number) =>
-      bus.publish(ALERT_STREAMS.changes, { messageId: `${kind}:${id}:${randomUUID()}`, kind, id }, 10_000).pipe(Effect.asVoid)
+    const repo = yield* SubscriptionsRepo
+    const settingsRepo = yield* SettingsRepo
+    const deliveriesRepo = yield* DeliveriesRepo
+    const changes = yield* AlertChanges
 
     const checkAllowed = (user: AuthUser, type: AlertType, channels: ReadonlyArray<string>) => {
       const policy = policyOf(user.tier)
@@ -47,7 +47,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
     return {
       list: Effect.fn("Alerts.list")(function* (user: AuthUser) {
         const rows = yield* repo.list(user.id)
-        const settings = yield* repo.settings(user.id)
+        const settings = yield* settingsRepo.settings(user.id)
         const muted = settings?.muted_until && settings.muted_until.getTime() > Date.now() ? settings.muted_until.toISOString() : null
         return { alerts: rows.map(toAlertResponse), limits: limitsOf(user), muted_until: muted }
       }),
@@ -59,7 +59,7 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
         if (row === null) {
           return yield* new TooManyAlerts({ max, tier: user.tier })
         }
-        yield* announce("alert", row.id)
+        yield* changes.announce("alert", row.id)
         yield* Effect.logInfo(`alert ${row.id} (${row.type}) created`).pipe(Effect.annotateLogs({ user: user.id }))
         return toAlertResponse(row)
       }),
@@ -83,13 +83,13 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
           enabled: body.enabled ?? current.enabled
         })
         if (row === null) return yield* notFound(id)
-        yield* announce("alert", id)
+        yield* changes.announce("alert", id)
         return toAlertResponse(row)
       }),
 
       remove: Effect.fn("Alerts.remove")(function* (user: AuthUser, id: number) {
         if (!(yield* repo.remove(user.id, id))) return yield* notFound(id)
-        yield* announce("alert", id)
+        yield* changes.announce("alert", id)
         return { deleted: true as const, id }
       }),
 
@@ -97,28 +97,26 @@ export class Alerts extends Effect.Service<Alerts>()("app/Alerts", {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
         const row = yield* repo.snooze(user.id, id, until)
         if (row === null) return yield* notFound(id)
-        yield* announce("alert", id)
+        yield* changes.announce("alert", id)
         return { id, snoozed_until: iso(until) }
       }),
 
       mute: Effect.fn("Alerts.mute")(function* (user: AuthUser, hours: number) {
         const until = hours === 0 ? null : new Date(Date.now() + hours * 3_600_000)
-        yield* repo.patchSettings(user.id, { muted_until: until })
-        yield* announce("user", user.id)
+        yield* settingsRepo.patchSettings(user.id, { muted_until: until })
+        yield* changes.announce("user", user.id)
         return { muted_until: iso(until) }
       }),
 
       history: Effect.fn("Alerts.history")(function* (user: AuthUser, limit: number, page: number) {
-        const rows = yield* repo.history(user.id, limit + 1, page * limit)
+        const rows = yield* deliveriesRepo.history(user.id, limit + 1, page * limit)
         const items = rows.slice(0, limit).map((r) => HistoryItem.parse({
           id: r.id, alert_id: r.alert_id, type: r.type, title: r.title, summary: r.summary, data: r.data,
           created_at: r.created_at.toISOString(), event_at: r.event_at.toISOString(),
           channels: r.channels.map((c) => ({ ...c, delivered_at: c.delivered_at === null ? null : new Date(c.delivered_at).toISOString() }))
         }))
         return { items, page, limit, has_more: rows.length > limit }
-      }),
-
-      announce
+      })
     } as const
   })
 }) {}

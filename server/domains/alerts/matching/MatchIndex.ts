@@ -12,8 +12,8 @@
  *
  * Pure: no Effect, no clock (callers pass `now`), no I/O.
  */
-import type { AlertSpec, Channel } from "../../../schema/http/alerts"
-import type { WhaleCategory, WhaleTx } from "../../../schema/records"
+import type { AlertSpec, Channel } from "../../../../schema/http/alerts"
+import type { WhaleCategory, WhaleTx } from "../../../../schema/records"
 
 export type Category = WhaleCategory
 

@@ -1,6 +1,6 @@
 /** Sample notifications of each alert type (`POST /api/alerts/test`, `/test-type`): realistic, labelled as tests. */
-import type { AlertType } from "../../../schema/http/alerts"
-import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, type Content, type RecordFacts } from "./Format"
+import type { AlertType } from "../../../../schema/http/alerts"
+import { contentOfConvergence, contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, type Content, type RecordFacts } from "../Format"
 
 const SAMPLE_RECORD: RecordFacts = {
   tx_hash: "0x" + "5a".repeat(32), log_index: 12, block: 19_537_146, ts: "2024-03-29T12:00:11Z",

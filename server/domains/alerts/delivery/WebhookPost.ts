@@ -7,7 +7,7 @@
  */
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { pinnedLookup, resolveOutbound } from "../../platform/infra/Outbound"
+import { pinnedLookup, resolveOutbound } from "../../../platform/infra/Outbound"
 
 export type PostResult = { readonly status: number } | { readonly error: string }
 

@@ -4,22 +4,25 @@
  */
 import { createHmac, randomInt, randomUUID } from "node:crypto"
 import { Effect, Redacted } from "effect"
-import { deliverMessage, STREAMS } from "../../../schema/streams"
-import type { AlertType, Channel, UpdateChannelsRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { AppConfig } from "../../platform/Config"
-import { Bus } from "../../platform/infra/Bus"
-import { Kv } from "../../platform/infra/Kv"
-import { Alerts } from "./Alerts"
-import { AlertsConfig } from "./Config"
-import { AlertTierRequired, ChannelUnavailable, CodeInvalid, MessengerNotConfigured, TooManyAttempts, TooManyCodes, WebhookUrlRefused } from "./Errors"
-import { sampleContent } from "./Samples"
-import { makeMessengerClient } from "./Messenger"
+import { deliverMessage, STREAMS } from "../../../../schema/streams"
+import type { AlertType, Channel, UpdateChannelsRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { AppConfig } from "../../../platform/Config"
+import { Bus } from "../../../platform/infra/Bus"
+import { Kv } from "../../../platform/infra/Kv"
+import { resolveOutbound } from "../../../platform/infra/Outbound"
+import { AlertsConfig } from "../Config"
+import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { newWebhookSecret } from "../delivery/WebhookSignature"
+import { AlertTierRequired } from "../Errors"
+import { lowestTierFor, policyOf } from "../Policy"
+import { AlertChanges } from "../subscriptions/Changes"
+import { SubscriptionsRepo } from "../subscriptions/SubscriptionsRepo"
+import { makeMessengerClient } from "./BotApi"
+import { ChannelUnavailable, CodeInvalid, MessengerNotConfigured, TooManyAttempts, TooManyCodes, WebhookUrlRefused } from "./Errors"
 import { channelBlocker, DEFAULT_SETTINGS, toChannelSettings } from "./Model"
-import { lowestTierFor, policyOf } from "./Policy"
-import { AlertsRepo } from "./Repo"
-import { newWebhookSecret } from "./Webhooks"
-import { resolveOutbound } from "../../platform/infra/Outbound"
+import { sampleContent } from "./Samples"
+import { SettingsRepo } from "./SettingsRepo"
 
 const CODE_TTL_MS = 10 * 60_000
 /** Codes a user may request per hour, and wrong codes a chat may try per 10 minutes. */
@@ -27,12 +30,14 @@ const CODES_PER_HOUR = 10
 const VERIFY_TRIES = 5
 
 export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default, Alerts.Default],
+  dependencies: [SettingsRepo.Default, SubscriptionsRepo.Default, DeliveriesRepo.Default, AlertChanges.Default, AlertsConfig.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const deliveries = yield* DeliveriesRepo
+    const repo = yield* SettingsRepo
+    const subscriptions = yield* SubscriptionsRepo
     const config = yield* AlertsConfig
     const app = yield* AppConfig
-    const alerts = yield* Alerts
+    const changes = yield* AlertChanges
     const bus = yield* Bus
     const kv = yield* Kv
     const messenger = makeMessengerClient(config.messengerApiBase, config.messengerBotToken)
@@ -49,11 +54,10 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
 
     const settingsOf = (userId: number) => repo.settings(userId).pipe(Effect.map((s) => s ?? DEFAULT_SETTINGS(userId)))
 
-    const view = (user: AuthUser) =>
-      Effect.gen(function* () {
-        const s = yield* settingsOf(user.id)
-        return toChannelSettings(s, { email: user.email, botUsername: yield* botName, configured: messenger.configured, budgetPerHour: config.budgetPerHour })
-      })
+    const view = Effect.fn("Channels.view")(function* (user: AuthUser) {
+      const s = yield* settingsOf(user.id)
+      return toChannelSettings(s, { email: user.email, botUsername: yield* botName, configured: messenger.configured, budgetPerHour: config.budgetPerHour })
+    })
 
     /** Refuses, at save time, URLs the webhook sender would refuse (platform/infra/Outbound.ts): 422 on the URL. */
     const checkWebhookUrl = (raw: string) =>
@@ -80,14 +84,14 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
     const sendTest = (user: AuthUser, type: AlertType, channels: ReadonlyArray<Channel>) =>
       Effect.gen(function* () {
         const content = sampleContent(type)
-        const [d] = yield* repo.recordDeliveries([{
+        const [d] = yield* deliveries.recordDeliveries([{
           alertId: null, userId: user.id, type, recordKey: `test:${randomUUID()}`, title: content.title, summary: content.summary,
           data: { ...content.data, url: content.url }, channels, eventAt: new Date().toISOString(), status: "pending", test: true
         }])
         yield* bus.publish(STREAMS.notify, deliverMessage(user.id, [d!.id], Date.now()))
         const deadline = Date.now() + 10_000
         while (true) {
-          const [item] = (yield* repo.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
+          const [item] = (yield* deliveries.history(user.id, 20, 0)).filter((h) => h.id === d!.id)
           const settled = item && item.channels.every((c) => !["pending", "sending"].includes(c.status))
           if (settled || Date.now() > deadline) {
             return { sent: (item?.channels ?? []).map((c) => ({ channel: c.channel as Channel, status: c.status, detail: c.error })) }
@@ -123,7 +127,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
           webhook_enabled: hook?.enabled ?? (hook?.url ? true : hook?.url === null ? false : undefined),
           webhook_disabled_reason: hook?.url !== undefined || hook?.enabled === true ? null : undefined
         })
-        yield* alerts.announce("user", user.id)
+        yield* changes.announce("user", user.id)
         return { ...(yield* view(user)), ...(secret ? { webhook_secret: secret } : {}) }
       }),
 
@@ -158,7 +162,7 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         if (userId === null) return yield* new CodeInvalid()
         const displaced = yield* repo.bindChat(userId, chatId, username)
         yield* kv.del(`alerts:verify:${chatId}`)
-        for (const other of [userId, ...displaced]) yield* alerts.announce("user", other)
+        for (const other of [userId, ...displaced]) yield* changes.announce("user", other)
         yield* Effect.logInfo("messenger connected").pipe(Effect.annotateLogs({ user: userId }))
         return { connected: true as const, user_id: userId }
       }),
@@ -168,14 +172,14 @@ export class Channels extends Effect.Service<Channels>()("app/AlertChannels", {
         if (s === null) return { connected: false, alerts: 0, muted_until: null }
         return {
           connected: true,
-          alerts: yield* repo.countOf(s.user_id),
+          alerts: yield* subscriptions.countOf(s.user_id),
           muted_until: s.muted_until && s.muted_until.getTime() > Date.now() ? s.muted_until.toISOString() : null
         }
       }),
 
       chatDisconnect: Effect.fn("Channels.chatDisconnect")(function* (chatId: string) {
         const userId = yield* repo.unbindChat(chatId)
-        if (userId !== null) yield* alerts.announce("user", userId)
+        if (userId !== null) yield* changes.announce("user", userId)
         return { disconnected: userId !== null }
       }),
 

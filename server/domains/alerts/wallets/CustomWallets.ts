@@ -3,24 +3,28 @@
  * An address is checked with viem (a valid address; a mixed-case one must carry a correct EIP-55 checksum), and
  * refused when it is the zero address, a token contract we know, or a labelled exchange or router (their flows
  * are every user's, not a wallet's). Added wallets are monitored by ingestion from its next block (through the
- * chain domain's `ChainWallets`); the last user removing an address stops its monitoring.
+ * chain domain's `ChainWallets`); the last user removing an address stops its monitoring. The owner's label stays
+ * theirs (docs/security.md, "Private wallets"): the shared feed carries the short address, and only the owner's own
+ * deliveries of the wallet's records say the label (the fan-out reads it, `WalletsRepo.labels`).
  *
  * Also the internal feed endpoints (`process-tx`, `custom-wallet-tx`, `dispatch`): validated bodies go onto the
  * same streams the block listener and the other domains use, so an external scanner can feed the system.
  */
 import { Effect } from "effect"
 import { getAddress, isAddress, zeroAddress } from "viem"
-import { STREAMS, type ChainTxMessage } from "../../../schema/streams"
-import type { DispatchRequest, InternalTxRequest } from "../../../schema/http/alerts"
-import type { AuthUser } from "../accounts/Model"
-import { ChainWallets } from "../chain/ChainWallets"
-import { Bus } from "../../platform/infra/Bus"
-import { AlertsConfig } from "./Config"
-import { AlertInputInvalid, AlertTierRequired, TooManyWallets, WalletExists, WalletNotFound, WalletNotMonitored } from "./Errors"
-import { recordKeyOf } from "./Fanout"
-import { shortAddress } from "./Format"
-import { policyOf } from "./Policy"
-import { AlertsRepo } from "./Repo"
+import { STREAMS, type ChainTxMessage } from "../../../../schema/streams"
+import type { DispatchRequest, InternalTxRequest } from "../../../../schema/http/alerts"
+import type { AuthUser } from "../../accounts/Model"
+import { ChainWallets } from "../../chain/ChainWallets"
+import { Bus } from "../../../platform/infra/Bus"
+import { AlertsConfig } from "../Config"
+import { recordKeyOf } from "../delivery/Rows"
+import { AlertInputInvalid, AlertTierRequired } from "../Errors"
+import { shortAddress } from "../Format"
+import { policyOf } from "../Policy"
+import { AlertChanges } from "../subscriptions/Changes"
+import { TooManyWallets, WalletExists, WalletNotFound, WalletNotMonitored } from "./Errors"
+import { WalletsRepo } from "./WalletsRepo"
 
 const invalid = (msg: string, input: string) => new AlertInputInvalid({ issues: [{ type: "value_error", loc: ["body", "address"], msg, input }] })
 
@@ -34,9 +38,10 @@ const toMessage = (r: InternalTxRequest, labelOverride?: string | null): ChainTx
 })
 
 export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCustomWallets", {
-  dependencies: [AlertsRepo.Default, AlertsConfig.Default, ChainWallets.Default],
+  dependencies: [WalletsRepo.Default, AlertChanges.Default, AlertsConfig.Default, ChainWallets.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* AlertsRepo
+    const repo = yield* WalletsRepo
+    const changes = yield* AlertChanges
     const config = yield* AlertsConfig
     const chain = yield* ChainWallets
     const bus = yield* Bus
@@ -64,8 +69,10 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
         const added = yield* repo.addWallet(user.id, address, label, cap)
         if (added.kind === "cap") return yield* new TooManyWallets({ cap })
         if (added.kind === "exists") return yield* new WalletExists()
-        // The label is the owner's: it stays in alert_custom_wallets and never reaches the shared tables or streams.
+        // The label is the owner's: it stays in alert_custom_wallets and never reaches the shared tables or streams;
+        // the fan-out learns it (a change of the user) for the owner's own deliveries.
         yield* chain.trackCustom(address)
+        yield* changes.announce("user", user.id)
         yield* Effect.logInfo(`custom wallet ${address} added`).pipe(Effect.annotateLogs({ user: user.id }))
         return { ...wire(added.row), monitored_from: "next block", already_tracked: known.tracked !== null && known.tracked.source !== "custom" }
       }),
@@ -74,6 +81,7 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
         const address = yield* repo.removeWallet(user.id, id)
         if (address === null) return yield* new WalletNotFound({ id })
         if ((yield* repo.walletWatchers(address)) === 0) yield* chain.untrackCustom(address)
+        yield* changes.announce("user", user.id)
         return { deleted: true as const, id }
       }),
 

@@ -1,0 +1,197 @@
+/**
+ * The fan-out: matches `chain.tx` records and `domain.events` to subscriptions through the live index (`AlertIndex`),
+ * and records one delivery per (alert, record) — the unique key makes a redelivered record a no-op — then publishes
+ * what is owed on `notify`, a user's deliveries together.
+ *
+ * A read of `chain.tx` is handled in one call: one sync of the index, the records matched synchronously (the
+ * per-record step, `matchRecord`, is a plain function: no Effect, no span), then one round of writes per run of
+ * records, shared with the other handlers of the moment (`makeBatcher`): convergence judged over the shared window
+ * (`AlertConvergence`), cooldowns decided (`AlertCooldowns`), deliveries recorded and published. A 2,400-record block
+ * costs a few statements, not thousands.
+ */
+import { Effect } from "effect"
+import { deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
+import { Bus } from "../../../platform/infra/Bus"
+import { makeBatcher } from "../../../platform/infra/Batcher"
+import { AlertConvergence, type Buy } from "../convergence/Convergence"
+import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { recordKeyOf, type NewDelivery } from "../delivery/Rows"
+import { contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, type Content, type RecordFacts } from "../Format"
+import { SubscriptionsRepo } from "../subscriptions/SubscriptionsRepo"
+import { DEFAULT_COOLDOWNS } from "../Throttle"
+import { AlertCooldowns } from "./Cooldowns"
+import { AlertIndex } from "./AlertIndex"
+import { deliveryOf } from "./Delivery"
+import { Folds } from "./Folds"
+
+/** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
+const NOTIFY_CHUNK = 500
+/** Deliveries recorded per statement, and statements at once (on as many connections). */
+const RECORD_CHUNK = 1000
+const RECORD_PARALLEL = 2
+
+/** What a run of handled messages adds to a round. */
+interface Matched {
+  readonly items: ReadonlyArray<NewDelivery>
+  readonly buys: ReadonlyArray<Buy>
+  /** Further matches folded into an item at match time (same alert, same block time), counted, not built. */
+  readonly extras: ReadonlyMap<NewDelivery, number>
+}
+
+export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
+  dependencies: [AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default],
+  effect: Effect.gen(function* () {
+    const alertIndex = yield* AlertIndex
+    const cooldowns = yield* AlertCooldowns
+    const convergence = yield* AlertConvergence
+    const deliveries = yield* DeliveriesRepo
+    const subscriptions = yield* SubscriptionsRepo
+    const bus = yield* Bus
+    const { live, ownLabels } = alertIndex
+
+    /**
+     * Records deliveries and publishes what is owed: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each published
+     * on `notify` as soon as it is written (the notifier starts on the first while the next are written).
+     */
+    const record = Effect.fn("AlertFanout.record")(function* (items: ReadonlyArray<NewDelivery>) {
+      if (items.length === 0) return
+      const parts: Array<ReadonlyArray<NewDelivery>> = []
+      for (let i = 0; i < items.length; i += RECORD_CHUNK) parts.push(items.slice(i, i + RECORD_CHUNK))
+      const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
+      yield* Effect.forEach(parts, (part) =>
+        Effect.gen(function* () {
+          const owed = yield* deliveries.recordDeliveries(part)
+          // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
+          const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
+          const messages = []
+          for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
+          if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
+        }), { concurrency: RECORD_PARALLEL, discard: true })
+      // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
+      yield* subscriptions.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+    })
+
+    /**
+     * The handlers of one read share one write: the convergence windows of their buys decided, their deliveries
+     * recorded, the owed ones published on `notify`.
+     */
+    const submit = makeBatcher<Matched>((matched) =>
+      Effect.gen(function* () {
+        const extras = new Map<NewDelivery, number>()
+        for (const m of matched) for (const [item, n] of m.extras) extras.set(item, n)
+        // The record alerts and convergence side by side: convergence (no cooldown; its window read and fires taken in
+        // the database) does not hold up the rest, nor they it.
+        yield* Effect.all([
+          cooldowns.decide(matched.flatMap((m) => m.items), extras).pipe(Effect.flatMap(record)),
+          convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap(record))
+        ], { concurrency: 2, discard: true })
+      }).pipe(Effect.withSpan("AlertFanout.round")))
+
+    /**
+     * The deliveries a record causes, but for convergence (decided per round over the shared window). With `folds`
+     * (a run of records), a further match of an alert with a cooldown at the same block time is only counted on the
+     * first one: the cooldown gate would fold it anyway, and a block matches a broad alert hundreds of times.
+     */
+    const matchRecord = (m: ChainTxMessage, now: number, folds?: Folds): Array<NewDelivery> => {
+      const facts: RecordFacts = m
+      const key = recordKeyOf(m)
+      const out: Array<NewDelivery> = []
+      // One content per alert type the record matches (whale_trade, exchange_flow, wallet_activity), not per alert; an
+      // owner of the wallet as a labelled custom wallet gets their own, saying their label (no one else sees it).
+      const contents = new Map<string, Content>()
+      const owners = ownLabels(m.wallet)
+      for (const matched of alertIndex.current().matchRecord(m)) {
+        const foldable = folds !== undefined && DEFAULT_COOLDOWNS[matched.spec.type] > 0
+        const fold = foldable ? folds.find(matched, m.ts) : undefined
+        if (fold !== undefined) {
+          fold.extra++
+          continue
+        }
+        const sub = live(matched, now)
+        if (sub === null) continue
+        const label = owners === undefined ? undefined : owners.get(sub.userId)
+        const contentKey = label === undefined ? sub.spec.type : `${sub.spec.type}\u0000${label}`
+        let content = contents.get(contentKey)
+        if (content === undefined) {
+          contents.set(contentKey, content = contentOfRecord(sub.spec.type as "whale_trade", label === undefined ? facts : { ...facts, wallet_label: label }))
+        }
+        const item = deliveryOf(sub, key, content, m.ts)
+        if (foldable) folds.add({ sub: matched, ts: m.ts, first: item, extra: 0 })
+        out.push(item)
+      }
+      return out
+    }
+
+    /** The convergence alerts a buy is for (null: none, or not a buy). */
+    const buyOf = (m: ChainTxMessage, now: number): Buy | null => {
+      if (m.category !== "dex_buy") return null
+      const subs = alertIndex.current().convergenceFor(m).flatMap((sub) => live(sub, now) ?? [])
+      const at = Date.parse(m.ts)
+      return subs.length === 0 || !Number.isFinite(at) ? null : { m, at, subs }
+    }
+
+    const handleRetraction = Effect.fn("AlertFanout.handleRetraction")(function* (m: ChainTxRetraction) {
+      const key = recordKeyOf(m)
+      yield* convergence.retract(key)
+      yield* deliveries.retract([key, `conv:${key}`])
+    })
+
+    /**
+     * A read of `chain.tx` in stream order, in one call: one sync, the records matched synchronously, one round of
+     * writes per run of records (a retraction is handled after the records before it are written).
+     */
+    const handleMessages = Effect.fn("AlertFanout.handleMessages")(function* (messages: ReadonlyArray<ChainTxMessage | ChainTxRetraction>) {
+      yield* alertIndex.sync
+      const now = Date.now()
+      let items: Array<NewDelivery> = []
+      let buys: Array<Buy> = []
+      let folds = new Folds(alertIndex.current().slots)
+      const flush = Effect.suspend(() => {
+        if (items.length === 0 && buys.length === 0) return Effect.void
+        const taken: Matched = { items, buys, extras: folds.extras() }
+        items = []
+        buys = []
+        folds = new Folds(alertIndex.current().slots)
+        return submit([taken])
+      })
+      for (const m of messages) {
+        if (isRetraction(m)) {
+          yield* flush
+          yield* handleRetraction(m)
+          continue
+        }
+        for (const item of matchRecord(m, now, folds)) items.push(item)
+        const buy = buyOf(m, now)
+        if (buy !== null) buys.push(buy)
+      }
+      yield* flush
+    })
+
+    const handleEvent = Effect.fn("AlertFanout.handleEvent")(function* (e: DomainEvent) {
+      yield* alertIndex.sync
+      const now = Date.now()
+      const subs = alertIndex.current().matchEvent(
+        e._tag === "IndexValue" ? { _tag: "IndexValue", value: e.value, previous: e.previous }
+          : e._tag === "PlaybookEventStatus" ? { _tag: "PlaybookEventStatus", category: e.category, severity: e.severity, status: e.status }
+            : { _tag: "PickFlagged", token: e.token.toLowerCase(), symbol: e.symbol, whales: e.whales, conviction: e.conviction }
+      ).flatMap((s) => live(s, now) ?? [])
+      if (subs.length === 0) return
+      const at = e._tag === "PickFlagged" ? e.flagged_at : e.at
+      const items = subs.map((sub) => {
+        const content = e._tag === "IndexValue"
+          ? contentOfIndexCross({ value: e.value, previous: e.previous ?? e.value, at: e.at }, (sub.spec.params as { level: number }).level)
+          : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e)
+        return deliveryOf(sub, `event:${e.messageId}`, content, at)
+      })
+      if (items.length > 0) yield* submit([{ items, buys: [], extras: new Map() }])
+    })
+
+    return {
+      handleMessages, handleRetraction, handleEvent,
+      /** For the benchmark and tests: the index as it stands, the pure matching step, and the index's sync. */
+      index: alertIndex.current,
+      matchRecord,
+      sync: alertIndex.sync
+    } as const
+  })
+}) {}
