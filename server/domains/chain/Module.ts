@@ -9,6 +9,7 @@ import type { ActorDef } from "../../../actors/runtime/Actor"
 import type { Bus } from "../../platform/infra/Bus"
 import type { Metrics } from "../../platform/ops/Metrics"
 import { defineModule } from "../../platform/Module"
+import { ChainBlockTaps } from "./BlockTaps"
 import { ChainCatalogSeeded } from "./Catalog"
 import { Chain } from "./Chain"
 import { ChainConfig } from "./Config"
@@ -23,7 +24,8 @@ import { ChainSourceLive } from "./SourceLive"
 type ActorServices = Layer.Layer.Success<typeof layer> | Bus | Metrics
 const layer = Layer.mergeAll(
   ChainConfig.Default, ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainWallets.Default, ChainCatalogSeeded,
-  ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded))),
+  ChainBlockTaps.Default,
+  ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded, ChainBlockTaps.Default))),
   DemoHistoryRepo.Default, DemoHistory.Default)
 const actors: ReadonlyArray<ActorDef<ActorServices>> = [BlockListenerActor, DemoHistoryActor]
 
