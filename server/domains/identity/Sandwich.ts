@@ -1,0 +1,91 @@
+/**
+ * The sandwich rule (after mev-inspect's, tightened against routers): in one block, a searcher swaps in a pool
+ * (the front-run), then at least one other account swaps in the same pool and the same direction (the victims),
+ * then the same searcher swaps back in the opposite direction (the back-run).
+ *
+ * The searcher is the transaction's sender (an EOA) and the contract it called. Front and back must share the
+ * contract, or the sender when no contract was called; the searcher keeps the front-run's output and pays the
+ * back-run's input itself (a router never holds a position from one transaction to the next, which is what tells
+ * three unrelated router swaps from a sandwich). Transactions calling a known router are never searchers; a
+ * victim's transaction has another sender and another contract.
+ *
+ * Found: the searcher contract and every sending EOA of front and back are `mev_bot`.
+ */
+import type { BlockActivity, Finding, Swap, TxActivity } from "./Types"
+
+export interface Sandwich {
+  readonly pool: string
+  readonly front: Swap
+  readonly back: Swap
+  readonly victims: ReadonlyArray<Swap>
+  readonly searcherContract: string | null
+  readonly searcherEoas: ReadonlyArray<string>
+}
+
+export interface SandwichContext {
+  /** A labelled router or one the identity already knows as such. */
+  readonly isRouter: (address: string) => boolean
+}
+
+const ownedBy = (address: string, tx: TxActivity) => address === tx.from || address === tx.to
+
+export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): Array<Sandwich> => {
+  const txOf = new Map(activity.txs.map((t) => [t.hash, t]))
+  const byPool = new Map<string, Array<Swap>>()
+  for (const tx of activity.txs) {
+    for (const s of tx.swaps) {
+      const list = byPool.get(s.pool)
+      if (list === undefined) byPool.set(s.pool, [s])
+      else list.push(s)
+    }
+  }
+  const found: Array<Sandwich> = []
+  for (const [pool, swaps] of byPool) {
+    if (new Set(swaps.map((s) => s.txHash)).size < 3) continue
+    const used = new Set<Swap>()
+    for (let i = 0; i < swaps.length; i++) {
+      const front = swaps[i]!
+      const frontTx = txOf.get(front.txHash)!
+      if (used.has(front) || (frontTx.to !== null && ctx.isRouter(frontTx.to)) || !ownedBy(front.recipient, frontTx)) continue
+      const contract = frontTx.to
+      const sameSearcher = (tx: TxActivity) => (contract !== null ? tx.to === contract : tx.from === frontTx.from)
+      const victims: Array<Swap> = []
+      for (const later of swaps.slice(i + 1)) {
+        if (later.txHash === front.txHash) continue
+        const tx = txOf.get(later.txHash)!
+        if (!sameSearcher(tx)) {
+          const sameWay = later.tokenIn === front.tokenIn && later.tokenOut === front.tokenOut
+          if (sameWay && tx.from !== frontTx.from && tx.to !== contract && (victims.length === 0 || victims.at(-1)!.txHash !== later.txHash)) victims.push(later)
+          continue
+        }
+        const backWay = later.tokenIn === front.tokenOut && later.tokenOut === front.tokenIn
+        if (backWay && victims.length > 0 && ownedBy(later.payer, tx)) {
+          used.add(later)
+          found.push({
+            pool, front, back: later, victims, searcherContract: contract,
+            searcherEoas: [...new Set([frontTx.from, tx.from])]
+          })
+        }
+        break
+      }
+    }
+  }
+  return found
+}
+
+/** The findings of a block's sandwiches: searcher contract and EOAs are MEV bots (0.9; 0.8 when the EOAs differ). */
+export const sandwichFindings = (activity: BlockActivity, sandwiches: ReadonlyArray<Sandwich>): Array<Finding> => {
+  const out: Array<Finding> = []
+  for (const s of sandwiches) {
+    const confidence = s.searcherEoas.length === 1 ? 0.9 : 0.8
+    const victim = s.victims[0]!
+    const victimTx = activity.txs.find((t) => t.hash === victim.txHash)
+    const base = {
+      class: "mev_bot" as const, rule: "sandwich" as const, confidence, block: activity.number, pool: s.pool,
+      counterpart: victimTx?.from ?? null, txHash: s.front.txHash, relatedTxs: [s.back.txHash]
+    }
+    if (s.searcherContract !== null) out.push({ ...base, address: s.searcherContract })
+    for (const eoa of s.searcherEoas) out.push({ ...base, address: eoa })
+  }
+  return out
+}
