@@ -36,8 +36,7 @@ export interface ResolveInput {
   readonly correction?: CorrectionState | undefined
 }
 
-const short = (h: string) => `${h.slice(0, 10)}…`
-const txList = (e: Evidence) => e.txs.slice(0, 3).map(short).join(", ")
+const txList = (e: Evidence) => e.txs.slice(0, 2).join(", ")
 const times = (n: number) => (n === 1 ? "once" : `${n} times`)
 
 /** One sentence per piece of rule evidence. */
