@@ -4,12 +4,15 @@
  * then the same searcher swaps back in the opposite direction (the back-run).
  *
  * The searcher is the transaction's sender (an EOA) and the contract it called. Front and back must share the
- * contract, or the sender when no contract was called; the searcher keeps the front-run's output and pays the
- * back-run's input itself (a router never holds a position from one transaction to the next, which is what tells
- * three unrelated router swaps from a sandwich). Transactions calling a known router are never searchers; a
- * victim's transaction has another sender and another contract.
+ * contract (or the sender, when no contract was called), and the searcher holds the position in between: it keeps
+ * the front-run's output and pays the back-run's input itself. A router never holds a position from one transaction
+ * to the next — that is what tells three unrelated router swaps from a sandwich: when the two EOAs differ, the
+ * contract itself must hold it; when the EOA holds it, only the EOA is the searcher (the contract it called is a
+ * router). Transactions calling a known router are never searchers; a victim's transaction has another sender and
+ * another contract.
  *
- * Found: the searcher contract and every sending EOA of front and back are `mev_bot`.
+ * Found: the holding contract and every sending EOA of front and back are `mev_bot` (0.9 for one EOA, 0.8 for
+ * several; 0.85 when the EOA held the position through a contract it only called).
  */
 import type { BlockActivity, Finding, Swap, TxActivity } from "./Types"
 
@@ -59,10 +62,12 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
           continue
         }
         const backWay = later.tokenIn === front.tokenOut && later.tokenOut === front.tokenIn
-        if (backWay && victims.length > 0 && ownedBy(later.payer, tx)) {
+        const contractHolds = contract !== null && front.recipient === contract && later.payer === contract
+        const eoaHolds = tx.from === frontTx.from && front.recipient === frontTx.from && later.payer === tx.from
+        if (backWay && victims.length > 0 && (contractHolds || eoaHolds)) {
           used.add(later)
           found.push({
-            pool, front, back: later, victims, searcherContract: contract,
+            pool, front, back: later, victims, searcherContract: contractHolds ? contract : null,
             searcherEoas: [...new Set([frontTx.from, tx.from])]
           })
         }
@@ -77,7 +82,7 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
 export const sandwichFindings = (activity: BlockActivity, sandwiches: ReadonlyArray<Sandwich>): Array<Finding> => {
   const out: Array<Finding> = []
   for (const s of sandwiches) {
-    const confidence = s.searcherEoas.length === 1 ? 0.9 : 0.8
+    const confidence = s.searcherContract === null ? 0.85 : s.searcherEoas.length === 1 ? 0.9 : 0.8
     const victim = s.victims[0]!
     const victimTx = activity.txs.find((t) => t.hash === victim.txHash)
     const base = {
