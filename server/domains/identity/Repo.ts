@@ -53,17 +53,21 @@ const toEvidence = (r: EvidenceRow): Evidence => ({
 })
 
 /** An address's state as stored (the book's memory is rebuilt from it). */
-export const stateOf = (row: IdentityRow | undefined, evidence: ReadonlyArray<Evidence>): AddressState => ({
-  evidence: [...evidence],
-  kind: row === undefined || row.kind === "unknown" ? null : ({ kind: row.kind, delegate: row.delegate } satisfies KindInfo),
-  firstBlock: row?.first_block ?? null,
-  lastBlock: row?.last_block ?? null,
-  identity: row === undefined ? null : {
-    address: row.address, kind: row.kind, delegate: row.delegate, class: row.class, classSource: row.class_source,
-    exchange: row.exchange, label: row.label, labelSource: row.label_source, confidence: row.confidence, reasons: row.reasons
-  },
-  storedBlock: row?.last_block ?? null
-})
+export const stateOf = (row: IdentityRow | undefined, evidence: ReadonlyArray<Evidence>): AddressState => {
+  // Evidence is stored at every block that adds to it; the identity row's last block only now and then (Book.ts).
+  const last = Math.max(row?.last_block ?? -1, ...evidence.map((e) => e.lastBlock))
+  return {
+    evidence: [...evidence],
+    kind: row === undefined || row.kind === "unknown" ? null : ({ kind: row.kind, delegate: row.delegate } satisfies KindInfo),
+    firstBlock: row?.first_block ?? null,
+    lastBlock: last < 0 ? null : last,
+    identity: row === undefined ? null : {
+      address: row.address, kind: row.kind, delegate: row.delegate, class: row.class, classSource: row.class_source,
+      exchange: row.exchange, label: row.label, labelSource: row.label_source, confidence: row.confidence, reasons: row.reasons
+    },
+    storedBlock: row?.last_block ?? null
+  }
+}
 
 export class IdentityRepo extends Effect.Service<IdentityRepo>()("app/IdentityRepo", {
   effect: Effect.gen(function* () {
