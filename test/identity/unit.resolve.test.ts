@@ -10,7 +10,7 @@ import { labelBook, loadLabelBook } from "../../server/domains/identity/Labels"
 import { readActivity } from "../../server/domains/identity/Activity"
 import { replayCorrections, resolveIdentity } from "../../server/domains/identity/Resolve"
 import type { Correction, Evidence } from "../../server/domains/identity/Types"
-import { addr, blockOf, poolSwap, TOKEN_A, WETH } from "./support"
+import { addr, blockOf, deposit, poolSwap, TOKEN_A, WETH } from "./support"
 
 const A = addr(0xa11ce)
 const evidence = (o: Partial<Evidence> & Pick<Evidence, "class" | "rule" | "confidence">): Evidence => ({
@@ -93,5 +93,20 @@ describe("the book", () => {
     expect(book.state(user)).toMatchObject({ firstBlock: 7, lastBlock: 7 })
     expect(book.state(user)!.evidence).toEqual([expect.objectContaining({ rule: "dex_swap", hits: 1 })])
     expect(book.state(pool)!.kind).toEqual({ kind: "contract", delegate: null })
+  })
+
+  it("reports one evidence row per address, class and rule when several transactions of a block add to it", () => {
+    const book = new IdentityBook(labelBook([]))
+    const pool = addr(0x9001)
+    const router = addr(0x7708)
+    const swap = (user: number) => ({
+      from: addr(user), to: router, value: 5n,
+      logs: [deposit(router, 5n), ...poolSwap({ pool, payer: router, recipient: addr(user), tokenIn: WETH, tokenOut: TOKEN_A, amountIn: 5n, amountOut: 6n })]
+    })
+    const { block, logs } = blockOf(8, [swap(0xf1), swap(0xf2), swap(0xf3)])
+    const observed = book.observe(readActivity(block, logs))
+    const keys = observed.evidence.map((e) => `${e.address}:${e.evidence.rule}`)
+    expect(new Set(keys).size).toBe(keys.length)
+    expect(observed.evidence.filter((e) => e.address === router)).toEqual([{ address: router, evidence: expect.objectContaining({ rule: "pass_through", hits: 3 }) }])
   })
 })

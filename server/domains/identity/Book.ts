@@ -142,11 +142,12 @@ export class IdentityBook {
       }
     }
     const found = runRules(activity, this)
-    const evidence: Array<{ address: string; evidence: Evidence }> = []
+    // One row per address, class and rule, however many of the block's transactions added to it.
+    const evidence = new Map<string, { address: string; evidence: Evidence }>()
     for (const f of found.findings) {
       const s = states.get(f.address) ?? this.state(f.address) ?? this.put(f.address, emptyState())
       const changed = fold(s.evidence, f)
-      if (changed !== null) evidence.push({ address: f.address, evidence: changed })
+      if (changed !== null) evidence.set(`${f.address}:${f.class}:${f.rule}`, { address: f.address, evidence: changed })
     }
     const identities: Array<{ state: AddressState; identity: Identity; previous: Identity | null }> = []
     for (const [address, s] of states) {
@@ -159,7 +160,7 @@ export class IdentityBook {
         identities.push({ state: s, identity, previous })
       }
     }
-    return { ...found, met: [...met], evidence, identities }
+    return { ...found, met: [...met], evidence: [...evidence.values()], identities }
   }
 }
 
