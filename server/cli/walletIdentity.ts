@@ -101,7 +101,7 @@ const classify = <R>(from: number, to: number, dryRun: boolean, prepare: (book: 
       counts.sandwiches += observed.sandwiches.length
       counts.arbitrages += observed.arbitrages.length
     }
-    const identities = [...met].sort().map((a) => book.state(a)?.identity ?? book.resolve(a))
+    const identities = [...met].sort().map((a) => book.resolve(a))
     yield* write(identities.map((i) => `${values.json ? JSON.stringify(lineOf(i)) : textOf(i)}\n`).join(""))
     const byClass = new Map<string, number>()
     for (const i of identities) byClass.set(i.class, (byClass.get(i.class) ?? 0) + 1)

@@ -8,37 +8,43 @@
  * transaction called.
  * Token contracts themselves (the emitters of Transfer logs) are not participants unless they also moved tokens.
  */
+import { TOPICS } from "../chain/LogTopics"
 import type { ChainBlock, RawLog } from "../chain/Types"
 import { isSwapTopic, swapsOf, topicAddress, WETH } from "./Swaps"
-import type { BlockActivity, TokenMove, TxActivity } from "./Types"
+import type { BlockActivity, Swap, TokenMove, TxActivity } from "./Types"
 
-export const TOPIC_TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
-const TOPIC_DEPOSIT = "0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c"
-const TOPIC_WITHDRAWAL = "0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65"
-/** CoW Protocol's GPv2Settlement and its `Trade(address indexed owner, …)` event. */
+/** CoW Protocol's GPv2Settlement (its `Trade(address indexed owner, …)` event names the order's owner). */
 export const COW_SETTLEMENT = "0x9008d19f58aabd9ed0d60971565aa8510560ab41"
-const TOPIC_COW_TRADE = "0xa07a543ab8a018198e99ca0184c93fe9050a79400a0a723441f84de1d972cc17"
 const ZERO = "0x0000000000000000000000000000000000000000"
 
-/** Every topic the identity rules read (the chain source asks its node for these). */
-export const IDENTITY_TOPICS: ReadonlyArray<string> = [TOPIC_TRANSFER, TOPIC_DEPOSIT, TOPIC_WITHDRAWAL, TOPIC_COW_TRADE]
+const NO_OWNERS: Array<string> = []
+const NO_SWAPS: Array<Swap> = []
 
-const WORD = /^0x[0-9a-fA-F]{64}/
+/** The first 32-byte word of a log's data, or undefined when it is not hex. */
+const firstWord = (data: string): bigint | undefined => {
+  try {
+    return BigInt(data.slice(0, 66))
+  } catch {
+    return undefined
+  }
+}
 
 const moveOf = (log: RawLog): TokenMove | undefined => {
   const topic0 = log.topics[0]
-  if (topic0 === TOPIC_TRANSFER && log.topics.length === 3 && WORD.test(log.data)) {
+  if (log.data.length < 66) return undefined
+  if (topic0 === TOPICS.transfer && log.topics.length === 3) {
     const from = topicAddress(log.topics[1])
     const to = topicAddress(log.topics[2])
-    if (from === undefined || to === undefined) return undefined
-    return { token: log.address, from, to, amount: BigInt(log.data.slice(0, 66)), logIndex: log.logIndex }
+    const amount = firstWord(log.data)
+    if (from === undefined || to === undefined || amount === undefined) return undefined
+    return { token: log.address, from, to, amount, logIndex: log.logIndex }
   }
-  if (log.address === WETH && log.topics.length === 2 && WORD.test(log.data)) {
+  if (log.address === WETH && log.topics.length === 2) {
     const who = topicAddress(log.topics[1])
-    if (who === undefined) return undefined
-    const amount = BigInt(log.data.slice(0, 66))
-    if (topic0 === TOPIC_DEPOSIT) return { token: WETH, from: null, to: who, amount, logIndex: log.logIndex }
-    if (topic0 === TOPIC_WITHDRAWAL) return { token: WETH, from: who, to: null, amount, logIndex: log.logIndex }
+    const amount = firstWord(log.data)
+    if (who === undefined || amount === undefined) return undefined
+    if (topic0 === TOPICS.wethDeposit) return { token: WETH, from: null, to: who, amount, logIndex: log.logIndex }
+    if (topic0 === TOPICS.wethWithdrawal) return { token: WETH, from: who, to: null, amount, logIndex: log.logIndex }
   }
   return undefined
 }
@@ -53,26 +59,28 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
     else list.push(log)
   }
   const txs: Array<TxActivity> = []
+  const emitters = new Set<string>()
   for (const tx of [...block.transactions].sort((a, b) => a.transactionIndex - b.transactionIndex)) {
     if (tx.status === "reverted") continue
     const txLogs = (byTx.get(tx.hash) ?? []).sort((a, b) => a.logIndex - b.logIndex)
     const moves: Array<TokenMove> = []
     if (tx.value > 0n && tx.to !== null) moves.push({ token: WETH, from: tx.from, to: tx.to, amount: tx.value, logIndex: -1 })
-    const emitters = new Set<string>()
-    const orderOwners: Array<string> = []
+    let orderOwners: Array<string> = NO_OWNERS
+    let swapped = false
     for (const log of txLogs) {
       emitters.add(log.address)
       const move = moveOf(log)
       if (move !== undefined && move.amount > 0n && move.from !== move.to) moves.push(move)
-      if (log.address === COW_SETTLEMENT && log.topics[0] === TOPIC_COW_TRADE) {
+      else if (!swapped && isSwapTopic(log.topics[0])) swapped = true
+      if (log.address === COW_SETTLEMENT && log.topics[0] === TOPICS.cowTrade) {
         const owner = topicAddress(log.topics[1])
-        if (owner !== undefined) orderOwners.push(owner)
+        if (owner !== undefined) (orderOwners === NO_OWNERS ? (orderOwners = [owner]) : orderOwners.push(owner))
       }
     }
-    const swaps = txLogs.some((l) => isSwapTopic(l.topics[0])) ? swapsOf({ hash: tx.hash, index: tx.transactionIndex }, txLogs, moves) : []
-    txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, emitters, orderOwners })
+    const swaps = swapped ? swapsOf({ hash: tx.hash, index: tx.transactionIndex }, txLogs, moves) : NO_SWAPS
+    txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, orderOwners })
   }
-  return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs }
+  return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs, emitters }
 }
 
 /** Whether the transaction swapped or moved a token (its own ETH value alone does not count). */

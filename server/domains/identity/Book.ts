@@ -5,8 +5,13 @@
  * corrections and the label files.
  *
  * `observe(activity)` is the per-block step, pure CPU: run the rules, fold their findings into the evidence (a
- * transaction already counted is not counted again), resolve every address the block met, and say what changed.
- * Contracts that logged are known as contracts without asking the node; other kinds come from `setKind`.
+ * transaction already counted is not counted again), resolve again the addresses whose evidence, kind, tracking or
+ * corrections changed (and the new ones), and say what to store. What is stored per block stays small on busy
+ * blocks: evidence when it is new, changes class or confidence, or comes from a rare rule (sandwich, arbitrage,
+ * sweep, solver); an identity when it is new or changed. Repeats of the frequent rules (a pool's swaps, a trader's,
+ * a router's pass-through at its cap) and `last_seen` are written with the address's next store, at the latest
+ * RESTORE_AFTER_BLOCKS later. Contracts that logged are known as contracts without asking the node; other kinds come
+ * from `setKind`.
  */
 import { participants } from "./Activity"
 import type { LabelBook } from "./Labels"
@@ -16,6 +21,12 @@ import type { BlockActivity, CorrectionState, Evidence, Finding, Identity, KindI
 
 export interface AddressState {
   evidence: Array<Evidence>
+  /** Evidence (class:rule) changed in memory and not stored yet. */
+  dirty: Set<string>
+  /** The book's version (tracked wallets, corrections) the identity was resolved with. */
+  version: number
+  /** The last block whose findings changed its evidence materially (then it is resolved again). */
+  changedIn: number
   kind: KindInfo | null
   firstBlock: number | null
   lastBlock: number | null
@@ -40,32 +51,48 @@ const same = (a: Identity | null, b: Identity) =>
   a !== null && a.class === b.class && a.label === b.label && a.labelSource === b.labelSource && a.confidence === b.confidence &&
   a.kind === b.kind && a.delegate === b.delegate && a.exchange === b.exchange
 
-const fold = (list: Array<Evidence>, f: Finding): Evidence | null => {
+/** The five latest transactions: the new ones first. */
+const latest = (fresh: ReadonlyArray<string>, known: ReadonlyArray<string>) => {
+  const out = fresh.slice(0, 5)
+  for (const t of known) {
+    if (out.length >= 5) break
+    out.push(t)
+  }
+  return out
+}
+
+/** Rules rare enough that every finding is stored at once. */
+const RARE = new Set<Evidence["rule"]>(["sandwich", "arbitrage", "exchange_sweep", "settlement_solver"])
+
+/** Folds a finding into an address's evidence: the new or updated evidence, null when the transaction was counted. */
+const fold = (list: Array<Evidence>, f: Finding): { evidence: Evidence; material: boolean } | null => {
   const i = list.findIndex((e) => e.class === f.class && e.rule === f.rule)
-  const txs = [f.txHash, ...(f.relatedTxs ?? [])]
+  const txs = f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs]
   if (i < 0) {
     const e: Evidence = {
       class: f.class, rule: f.rule, confidence: f.confidence, hits: 1, txs, pool: f.pool ?? null,
       counterpart: f.counterpart ?? null, exchange: f.exchange ?? null, firstBlock: f.block, lastBlock: f.block
     }
     list.push(e)
-    return e
+    return { evidence: e, material: true }
   }
   const e = list[i]!
   if (e.txs.includes(f.txHash)) return null
   const next: Evidence = {
     ...e, confidence: Math.min(RULE_CAP[f.rule], Math.round((Math.max(e.confidence, f.confidence) + 0.05) * 100) / 100),
-    hits: e.hits + 1, txs: [...txs, ...e.txs].slice(0, 5), pool: f.pool ?? e.pool, counterpart: f.counterpart ?? e.counterpart,
+    hits: e.hits + 1, txs: latest(txs, e.txs), pool: f.pool ?? e.pool, counterpart: f.counterpart ?? e.counterpart,
     exchange: f.exchange ?? e.exchange, firstBlock: Math.min(e.firstBlock, f.block), lastBlock: Math.max(e.lastBlock, f.block)
   }
   list[i] = next
-  return next
+  return { evidence: next, material: next.confidence !== e.confidence || RARE.has(f.rule) }
 }
 
 export class IdentityBook {
   readonly #states = new Map<string, AddressState>()
   #tracked: ReadonlyMap<string, TrackedWallet> = new Map()
   #corrections: ReadonlyMap<string, CorrectionState> = new Map()
+  /** Bumped when the tracked wallets or the corrections change: every identity is resolved again when next met. */
+  #version = 0
 
   constructor(readonly labels: LabelBook, readonly capacity = 200_000) {}
 
@@ -77,6 +104,11 @@ export class IdentityBook {
       this.#states.set(address, s)
     }
     return s
+  }
+
+  /** The state of an address in memory, without touching it. */
+  peek(address: string): AddressState | undefined {
+    return this.#states.get(address)
   }
 
   /** Puts an address's state in memory (from the database, or empty), dropping the least recently met beyond capacity. */
@@ -93,18 +125,20 @@ export class IdentityBook {
   }
 
   setKind(address: string, kind: KindInfo) {
-    const s = this.state(address)
+    const s = this.#states.get(address)
     if (s !== undefined) s.kind = kind
   }
 
   setTracked(tracked: ReadonlyMap<string, TrackedWallet>) {
     this.#tracked = tracked
+    this.#version++
   }
   tracked(address: string) {
     return this.#tracked.get(address)
   }
   setCorrections(corrections: ReadonlyMap<string, CorrectionState>) {
     this.#corrections = corrections
+    this.#version++
   }
   correction(address: string) {
     return this.#corrections.get(address)
@@ -130,38 +164,57 @@ export class IdentityBook {
     })
   }
 
-  /** The per-block step (see the header). Addresses not in memory start empty: hydrate them first. */
-  observe(activity: BlockActivity): Observed {
-    const met = participants(activity)
-    const states = new Map<string, AddressState>()
-    for (const a of met) states.set(a, this.state(a) ?? this.put(a, emptyState()))
-    for (const tx of activity.txs) {
-      for (const emitter of tx.emitters) {
-        const s = states.get(emitter)
-        if (s !== undefined && s.kind === null) s.kind = CONTRACT
-      }
+  /**
+   * The per-block step (see the header). Addresses not in memory start empty: hydrate them first. `met` is the
+   * block's participants when the caller has them already.
+   */
+  observe(activity: BlockActivity, met: ReadonlySet<string> = participants(activity)): Observed {
+    const block = activity.number
+    const states: Array<readonly [string, AddressState]> = []
+    for (const a of met) {
+      const s = this.state(a) ?? this.put(a, emptyState())
+      if (s.kind === null && activity.emitters.has(a)) s.kind = CONTRACT
+      states.push([a, s])
     }
     const found = runRules(activity, this)
     // One row per address, class and rule, however many of the block's transactions added to it.
     const evidence = new Map<string, { address: string; evidence: Evidence }>()
     for (const f of found.findings) {
-      const s = states.get(f.address) ?? this.state(f.address) ?? this.put(f.address, emptyState())
-      const changed = fold(s.evidence, f)
-      if (changed !== null) evidence.set(`${f.address}:${f.class}:${f.rule}`, { address: f.address, evidence: changed })
+      const s = this.#states.get(f.address) ?? this.put(f.address, emptyState())
+      const folded = fold(s.evidence, f)
+      if (folded === null) continue
+      const key = `${f.class}:${f.rule}`
+      if (folded.material) {
+        evidence.set(`${f.address}:${key}`, { address: f.address, evidence: folded.evidence })
+        s.changedIn = block
+        s.dirty.delete(key)
+      } else s.dirty.add(key)
     }
     const identities: Array<{ state: AddressState; identity: Identity; previous: Identity | null }> = []
     for (const [address, s] of states) {
-      s.firstBlock ??= activity.number
-      s.lastBlock = Math.max(s.lastBlock ?? activity.number, activity.number)
+      s.firstBlock ??= block
+      s.lastBlock = Math.max(s.lastBlock ?? block, block)
       const previous = s.identity
+      const due = s.storedBlock === null || s.lastBlock - s.storedBlock >= RESTORE_AFTER_BLOCKS
+      const kindMoved = previous !== null && (previous.kind !== (s.kind?.kind ?? "unknown") || previous.delegate !== (s.kind?.delegate ?? null))
+      if (previous !== null && !due && !kindMoved && s.version === this.#version && s.changedIn !== block) continue
       const identity = this.resolve(address, s)
-      s.identity = identity
-      if (!same(previous, identity) || s.storedBlock === null || s.lastBlock - s.storedBlock >= RESTORE_AFTER_BLOCKS) {
-        identities.push({ state: s, identity, previous })
+      // Kept in memory without its reasons (what decides is kept; the reasons are written out, or asked for anew).
+      s.identity = identity.reasons.length === 0 ? identity : { ...identity, reasons: [] }
+      s.version = this.#version
+      if (same(previous, identity) && !due) continue
+      identities.push({ state: s, identity, previous })
+      // The evidence kept in memory only goes with the identity.
+      for (const key of s.dirty) {
+        const e = s.evidence.find((x) => `${x.class}:${x.rule}` === key)
+        if (e !== undefined) evidence.set(`${address}:${key}`, { address, evidence: e })
       }
+      s.dirty.clear()
     }
     return { ...found, met: [...met], evidence: [...evidence.values()], identities }
   }
 }
 
-export const emptyState = (): AddressState => ({ evidence: [], kind: null, firstBlock: null, lastBlock: null, identity: null, storedBlock: null })
+export const emptyState = (): AddressState => ({
+  evidence: [], dirty: new Set(), version: -1, changedIn: -1, kind: null, firstBlock: null, lastBlock: null, identity: null, storedBlock: null
+})

@@ -3,8 +3,8 @@
  *  1. read the block's activity (Activity.ts) and the addresses it met;
  *  2. hydrate the addresses not in memory from the store (one query per table);
  *  3. ask the node for the code of addresses whose kind is unknown (`eth_getCode`, at most `maxCodeReads` a block,
- *     eight at a time; contracts that logged need no call; a failed read is asked again next time) — cached in the
- *     book and stored with the identity, so an address is asked once;
+ *     32 at a time: one JSON-RPC batch each over HTTP; contracts that logged need no call; a failed read is asked
+ *     again next time) — cached in the book and stored with the identity, so an address is asked once;
  *  4. run the rules and resolve (`book.observe`);
  *  5. store the changes (evidence, identities, class history) in one transaction.
  * Without `load`/`store` (a dry run) nothing is read from or written to the database.
@@ -64,15 +64,19 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
     }
     const getCode = deps.getCode
     if (getCode !== undefined) {
-      const logged = new Set(activity.txs.flatMap((t) => [...t.emitters]))
-      const unknown = [...met].filter((a) => !logged.has(a) && book.state(a)?.kind === null).slice(0, deps.maxCodeReads ?? 200)
+      const unknown: Array<string> = []
+      const most = deps.maxCodeReads ?? 200
+      for (const a of met) {
+        if (unknown.length >= most) break
+        if (!activity.emitters.has(a) && book.peek(a)?.kind === null) unknown.push(a)
+      }
       yield* Effect.forEach(unknown, (a) =>
         getCode(a).pipe(
           Effect.map((code) => book.setKind(a, kindOfCode(code))),
           Effect.catchAll(() => Effect.void)
-        ), { concurrency: 8, discard: true })
+        ), { concurrency: 32, discard: true })
     }
-    const observed = book.observe(activity)
+    const observed = book.observe(activity, met)
     const changes = changesOf(observed, block.number)
     if (deps.store !== undefined && (changes.evidence.length > 0 || changes.identities.length > 0)) {
       yield* deps.store(changes)

@@ -23,74 +23,84 @@ export interface PassThroughContext {
   readonly isExchange: (address: string) => boolean
 }
 
-interface Flow { inflow: bigint; outflow: bigint }
+interface Flow { readonly token: string; inflow: bigint; outflow: bigint }
+
+/** One address's movements in a transaction, in log order (a transaction has a handful: arrays beat maps here). */
+interface Ledger {
+  readonly address: string
+  readonly first: "in" | "out"
+  unwrappedValue: bigint
+  sentTo: number
+  sentToExchange: number
+  readonly flows: Array<Flow>
+}
+
+const flowOf = (ledger: Ledger, token: string): Flow => {
+  for (const f of ledger.flows) if (f.token === token) return f
+  const f = { token, inflow: 0n, outflow: 0n }
+  ledger.flows.push(f)
+  return f
+}
 
 /** Whether the transaction trades: a swap, a settled order, or the sender giving one token and getting another. */
 export const trades = (tx: TxActivity): boolean => {
   if (tx.swaps.length > 0 || tx.orderOwners.length > 0) return true
-  const net = new Map<string, bigint>()
+  const net: Array<{ token: string; net: bigint }> = []
   for (const m of tx.moves) {
-    if (m.from === tx.from) net.set(m.token, (net.get(m.token) ?? 0n) - m.amount)
-    if (m.to === tx.from) net.set(m.token, (net.get(m.token) ?? 0n) + m.amount)
+    const sign = m.from === tx.from ? -1n : m.to === tx.from ? 1n : 0n
+    if (sign === 0n) continue
+    const entry = net.find((n) => n.token === m.token)
+    if (entry === undefined) net.push({ token: m.token, net: sign * m.amount })
+    else entry.net += sign * m.amount
   }
-  const values = [...net.values()]
-  return values.some((v) => v < 0n) && values.some((v) => v > 0n)
+  return net.some((n) => n.net < 0n) && net.some((n) => n.net > 0n)
 }
 
 export const passThroughFindings = (
-  tx: TxActivity, block: number, ctx: PassThroughContext, exclude: ReadonlySet<string>
+  tx: TxActivity, block: number, ctx: PassThroughContext, excluded: (address: string) => boolean
 ): Array<Finding> => {
   if (!trades(tx)) return []
-  const pools = new Set(tx.swaps.map((s) => s.pool))
-  const tokens = new Set(tx.moves.map((m) => m.token))
-  const candidates = new Set<string>()
+  const eligible = (a: string | null): a is string =>
+    a !== null && a !== tx.from && !excluded(a) && !tx.swaps.some((s) => s.pool === a) && !tx.moves.some((m) => m.token === a) && !ctx.isExchange(a)
+  const ledgers: Array<Ledger> = []
+  const ledgerOf = (address: string, first: "in" | "out") => {
+    for (const l of ledgers) if (l.address === address) return l
+    const l: Ledger = { address, first, unwrappedValue: 0n, sentTo: 0, sentToExchange: 0, flows: [] }
+    ledgers.push(l)
+    return l
+  }
   for (const m of tx.moves) {
-    for (const a of [m.from, m.to]) {
-      if (a !== null && a !== tx.from && !pools.has(a) && !tokens.has(a) && !exclude.has(a) && !ctx.isExchange(a)) candidates.add(a)
+    if (eligible(m.to)) {
+      const l = ledgerOf(m.to, "in")
+      if (m.logIndex < 0) l.unwrappedValue += m.amount
+      if (m.from === null && l.unwrappedValue > 0n) {
+        // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
+        const converted = m.amount < l.unwrappedValue ? m.amount : l.unwrappedValue
+        l.unwrappedValue -= converted
+        flowOf(l, m.token).inflow += m.amount - converted
+      } else flowOf(l, m.token).inflow += m.amount
+    }
+    if (eligible(m.from)) {
+      const l = ledgerOf(m.from, "out")
+      flowOf(l, m.token).outflow += m.amount
+      if (m.to !== null) {
+        l.sentTo++
+        if (ctx.isExchange(m.to)) l.sentToExchange++
+      }
     }
   }
   const out: Array<Finding> = []
-  for (const x of candidates) {
-    let first: "in" | "out" | null = null
-    let unwrappedValue = 0n
-    let sentTo = 0
-    let sentToExchange = 0
-    const flows = new Map<string, Flow>()
-    const flow = (token: string) => {
-      let f = flows.get(token)
-      if (f === undefined) flows.set(token, (f = { inflow: 0n, outflow: 0n }))
-      return f
-    }
-    for (const m of tx.moves) {
-      if (m.to === x) {
-        first ??= "in"
-        if (m.logIndex < 0) unwrappedValue += m.amount
-        if (m.from === null && unwrappedValue > 0n) {
-          // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
-          const converted = m.amount < unwrappedValue ? m.amount : unwrappedValue
-          unwrappedValue -= converted
-          flow(m.token).inflow += m.amount - converted
-        } else flow(m.token).inflow += m.amount
-      } else if (m.from === x) {
-        first ??= "out"
-        flow(m.token).outflow += m.amount
-        if (m.to !== null) {
-          sentTo++
-          if (ctx.isExchange(m.to)) sentToExchange++
-        }
-      }
-    }
-    const sent = [...flows.values()].some((f) => f.outflow > 0n)
-    if (first !== "in" || !sent || (sentTo > 0 && sentToExchange === sentTo)) continue
-    const keepsNothingButAFee = [...flows].every(([token, f]) => {
+  for (const l of ledgers) {
+    if (l.first !== "in" || !l.flows.some((f) => f.outflow > 0n) || (l.sentTo > 0 && l.sentToExchange === l.sentTo)) continue
+    const keepsNothingButAFee = l.flows.every((f) => {
       const kept = f.inflow - f.outflow
       if (kept < 0n) return false
       if (kept * 10_000n <= f.inflow * FEE_SHARE_BPS) return true
-      return token === WETH && kept <= unwrappedValue
+      return f.token === WETH && kept <= l.unwrappedValue
     })
     if (!keepsNothingButAFee) continue
     out.push({
-      address: x, class: "router", rule: "pass_through", confidence: 0.75, txHash: tx.hash, block,
+      address: l.address, class: "router", rule: "pass_through", confidence: 0.75, txHash: tx.hash, block,
       pool: tx.swaps[0]?.pool ?? null, counterpart: tx.from
     })
   }

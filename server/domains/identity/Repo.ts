@@ -58,12 +58,15 @@ export const stateOf = (row: IdentityRow | undefined, evidence: ReadonlyArray<Ev
   const last = Math.max(row?.last_block ?? -1, ...evidence.map((e) => e.lastBlock))
   return {
     evidence: [...evidence],
+    dirty: new Set(),
+    version: -1,
+    changedIn: -1,
     kind: row === undefined || row.kind === "unknown" ? null : ({ kind: row.kind, delegate: row.delegate } satisfies KindInfo),
     firstBlock: row?.first_block ?? null,
     lastBlock: last < 0 ? null : last,
     identity: row === undefined ? null : {
       address: row.address, kind: row.kind, delegate: row.delegate, class: row.class, classSource: row.class_source,
-      exchange: row.exchange, label: row.label, labelSource: row.label_source, confidence: row.confidence, reasons: row.reasons
+      exchange: row.exchange, label: row.label, labelSource: row.label_source, confidence: row.confidence, reasons: []
     },
     storedBlock: row?.last_block ?? null
   }

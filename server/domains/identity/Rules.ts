@@ -61,16 +61,19 @@ export const runRules = (activity: BlockActivity, ctx: RuleContext): BlockFindin
       findings.push(f)
       addSearcher(tx.hash, f.address)
     }
-    const exclude = new Set([...(searchers.get(tx.hash) ?? []), tx.from])
-    findings.push(...passThroughFindings(tx, block, { isExchange }, exclude))
-    findings.push(...sweepFindings(tx, block, ctx, searchers.get(tx.hash) ?? new Set()))
+    const searchersOfTx = searchers.get(tx.hash)
+    const isSearcher = (a: string) => searchersOfTx?.has(a) === true
+    if (tx.moves.length > 0) {
+      findings.push(...passThroughFindings(tx, block, { isExchange }, isSearcher))
+      findings.push(...sweepFindings(tx, block, ctx, isSearcher))
+    }
     for (const s of tx.swaps) {
       if (pools.has(s.pool)) continue
       pools.add(s.pool)
       findings.push({ address: s.pool, class: "pool", rule: "swap_event", confidence: 0.95, txHash: tx.hash, block, pool: s.pool, counterpart: null })
     }
     if (tx.swaps.length === 0 && tx.orderOwners.length === 0) continue
-    const searcher = searchers.get(tx.hash)?.has(tx.from) === true
+    const searcher = isSearcher(tx.from)
     if (tx.to !== null && SETTLEMENT_CONTRACTS.has(tx.to) && !searcher) {
       findings.push({ address: tx.from, class: "router", rule: "settlement_solver", confidence: 0.75, txHash: tx.hash, block, pool: null, counterpart: tx.to })
     } else if (!searcher && tx.swaps.length > 0 && tradedItself(tx) && !traders.has(tx.from)) {

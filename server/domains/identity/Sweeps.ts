@@ -15,7 +15,8 @@ export interface SweepContext {
   readonly exchangeOf: (address: string) => string | undefined
 }
 
-export const sweepFindings = (tx: TxActivity, block: number, ctx: SweepContext, exclude: ReadonlySet<string>): Array<Finding> => {
+export const sweepFindings = (tx: TxActivity, block: number, ctx: SweepContext, excluded: (address: string) => boolean): Array<Finding> => {
+  if (!tx.moves.some((m) => m.to !== null && ctx.exchangeOf(m.to) !== undefined)) return []
   const swappers = new Set(tx.swaps.flatMap((s) => [s.payer, s.recipient, s.pool]))
   const senders = new Map<string, Set<string>>()
   for (const m of tx.moves) {
@@ -27,7 +28,7 @@ export const sweepFindings = (tx: TxActivity, block: number, ctx: SweepContext, 
   }
   const out: Array<Finding> = []
   for (const [address, exchanges] of senders) {
-    if (exchanges.size !== 1 || exchanges.has("-") || swappers.has(address) || exclude.has(address)) continue
+    if (exchanges.size !== 1 || exchanges.has("-") || swappers.has(address) || excluded(address)) continue
     const exchange = [...exchanges][0]!
     const target = tx.moves.find((m) => m.from === address)!.to
     out.push({

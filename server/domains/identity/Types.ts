@@ -49,8 +49,6 @@ export interface TxActivity {
   readonly value: bigint
   readonly moves: ReadonlyArray<TokenMove>
   readonly swaps: ReadonlyArray<Swap>
-  /** Contracts that emitted a log in the transaction (pools, tokens, routers that log). */
-  readonly emitters: ReadonlySet<string>
   /** Owners of orders settled in the transaction (CoW Protocol `Trade` events): traders whose tx.from is a solver. */
   readonly orderOwners: ReadonlyArray<string>
 }
@@ -60,6 +58,8 @@ export interface BlockActivity {
   readonly hash: string
   readonly timestamp: number
   readonly txs: ReadonlyArray<TxActivity>
+  /** Contracts that emitted a log in the block (pools, tokens, routers that log). */
+  readonly emitters: ReadonlySet<string>
 }
 
 export type RuleName =
