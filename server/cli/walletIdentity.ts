@@ -96,7 +96,7 @@ const classify = <R>(from: number, to: number, dryRun: boolean, prepare: (book: 
     for (let n = from; n <= to; n++) {
       const block = yield* source.getBlock(n)
       const logs = yield* source.getLogs({ fromBlock: n, toBlock: n })
-      const { observed } = yield* observeBlock({ book, ...deps, ...(source.getCode ? { getCode: source.getCode } : {}) }, block, logs)
+      const { observed } = yield* observeBlock({ book, ...deps, ...(source.getCodes ? { getCodes: source.getCodes } : {}) }, block, logs)
       for (const a of observed.met) met.add(a)
       counts.sandwiches += observed.sandwiches.length
       counts.arbitrages += observed.arbitrages.length

@@ -72,7 +72,7 @@ describe.skipIf(!fx.available)(`identity on mainnet blocks 17173049–17173050 o
       const out: Array<Effect.Effect.Success<ReturnType<typeof observeBlock>>> = []
       for (const n of BLOCKS) {
         const block = yield* source.getBlock(n)
-        out.push(yield* observeBlock({ book, getCode: source.getCode! }, block, yield* source.getLogs({ fromBlock: n, toBlock: n })))
+        out.push(yield* observeBlock({ book, getCodes: source.getCodes! }, block, yield* source.getLogs({ fromBlock: n, toBlock: n })))
       }
       return out
     }))

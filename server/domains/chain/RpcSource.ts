@@ -196,8 +196,9 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
             })
         }
         : {}),
-      getCode: (address) =>
-        call("eth_getCode", () => client.getCode({ address: address as Hex })).pipe(Effect.map((code) => (code ?? "0x").toLowerCase())),
+      getCodes: (addresses) =>
+        call("eth_getCode", () => Promise.all(addresses.map((address) =>
+          client.getCode({ address: address as Hex }).then((code) => (code ?? "0x").toLowerCase(), () => null)))),
       readTotalSupply: (address) =>
         readOrNothing("eth_call", () => client.readContract({ address: address as Hex, abi: erc20Abi, functionName: "totalSupply" })).pipe(
           Effect.map((supply) => (typeof supply === "bigint" && supply >= 0n ? supply : null))),

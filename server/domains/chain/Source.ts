@@ -70,10 +70,11 @@ export interface ChainSourceShape {
    */
   readonly readTotalSupply?: (address: string) => Effect.Effect<bigint | null, RpcError>
   /**
-   * The code at an address at the latest block (`eth_getCode`): "0x" for an EOA, `0xef0100` ‖ address for an EOA
-   * delegating under EIP-7702. Absent on sources that hold no contract state (demo, replay).
+   * The code at each address at the latest block (`eth_getCode`, sent together: one JSON-RPC batch over HTTP): "0x"
+   * for an EOA, `0xef0100` ‖ address for an EOA delegating under EIP-7702, null where that one read failed. Absent on
+   * sources that hold no contract state (demo, replay).
    */
-  readonly getCode?: (address: string) => Effect.Effect<string, RpcError>
+  readonly getCodes?: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string | null>, RpcError>
   /**
    * Native ETH moved by the transaction's internal calls, from the node's call traces (Traces.ts); null when the
    * node offers no traces. Absent on sources without traces (demo, replay) or with CHAIN_TRACES=off.

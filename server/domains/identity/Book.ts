@@ -21,8 +21,8 @@ import type { BlockActivity, CorrectionState, Evidence, Finding, Identity, KindI
 
 export interface AddressState {
   evidence: Array<Evidence>
-  /** Evidence (class:rule) changed in memory and not stored yet. */
-  dirty: Set<string>
+  /** Evidence (by rule: each rule gives one class) changed in memory and not stored yet. */
+  dirty: Set<Evidence["rule"]>
   /** The book's version (tracked wallets, corrections) the identity was resolved with. */
   version: number
   /** The last block whose findings changed its evidence materially (then it is resolved again). */
@@ -51,40 +51,45 @@ const same = (a: Identity | null, b: Identity) =>
   a !== null && a.class === b.class && a.label === b.label && a.labelSource === b.labelSource && a.confidence === b.confidence &&
   a.kind === b.kind && a.delegate === b.delegate && a.exchange === b.exchange
 
-/** The five latest transactions: the new ones first. */
-const latest = (fresh: ReadonlyArray<string>, known: ReadonlyArray<string>) => {
-  const out = fresh.slice(0, 5)
-  for (const t of known) {
-    if (out.length >= 5) break
-    out.push(t)
-  }
-  return out
-}
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /** Rules rare enough that every finding is stored at once. */
 const RARE = new Set<Evidence["rule"]>(["sandwich", "arbitrage", "exchange_sweep", "settlement_solver"])
 
-/** Folds a finding into an address's evidence: the new or updated evidence, null when the transaction was counted. */
+/**
+ * Folds a finding into an address's evidence (in place: a busy router takes hundreds of findings a block): the
+ * evidence and whether the change is material (new, another confidence, or a rare rule); null when the transaction
+ * was counted already. Each rule gives one class, so evidence is found by its rule.
+ */
 const fold = (list: Array<Evidence>, f: Finding): { evidence: Evidence; material: boolean } | null => {
-  const i = list.findIndex((e) => e.class === f.class && e.rule === f.rule)
-  const txs = f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs]
-  if (i < 0) {
-    const e: Evidence = {
-      class: f.class, rule: f.rule, confidence: f.confidence, hits: 1, txs, pool: f.pool ?? null,
+  let e: Mutable<Evidence> | undefined
+  for (const x of list) if (x.rule === f.rule && x.class === f.class) e = x
+  if (e === undefined) {
+    const created: Evidence = {
+      class: f.class, rule: f.rule, confidence: f.confidence, hits: 1,
+      txs: f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs], pool: f.pool ?? null,
       counterpart: f.counterpart ?? null, exchange: f.exchange ?? null, firstBlock: f.block, lastBlock: f.block
     }
-    list.push(e)
-    return { evidence: e, material: true }
+    list.push(created)
+    return { evidence: created, material: true }
   }
-  const e = list[i]!
   if (e.txs.includes(f.txHash)) return null
-  const next: Evidence = {
-    ...e, confidence: Math.min(RULE_CAP[f.rule], Math.round((Math.max(e.confidence, f.confidence) + 0.05) * 100) / 100),
-    hits: e.hits + 1, txs: latest(txs, e.txs), pool: f.pool ?? e.pool, counterpart: f.counterpart ?? e.counterpart,
-    exchange: f.exchange ?? e.exchange, firstBlock: Math.min(e.firstBlock, f.block), lastBlock: Math.max(e.lastBlock, f.block)
+  const confidence = Math.min(RULE_CAP[f.rule], Math.round((Math.max(e.confidence, f.confidence) + 0.05) * 100) / 100)
+  const material = confidence !== e.confidence || RARE.has(f.rule)
+  const txs = f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs]
+  for (const t of e.txs) {
+    if (txs.length >= 5) break
+    txs.push(t)
   }
-  list[i] = next
-  return { evidence: next, material: next.confidence !== e.confidence || RARE.has(f.rule) }
+  e.confidence = confidence
+  e.hits += 1
+  e.txs = txs
+  if (f.pool != null) e.pool = f.pool
+  if (f.counterpart != null) e.counterpart = f.counterpart
+  if (f.exchange != null) e.exchange = f.exchange
+  if (f.block < e.firstBlock) e.firstBlock = f.block
+  if (f.block > e.lastBlock) e.lastBlock = f.block
+  return { evidence: e, material }
 }
 
 export class IdentityBook {
@@ -156,12 +161,12 @@ export class IdentityBook {
     return label.exchange ?? label.name
   }
 
-  /** The identity of an address from what is in memory (an empty state when it is not). */
-  resolve(address: string, state: AddressState = this.state(address) ?? emptyState()): Identity {
+  /** The identity of an address from what is in memory (an empty state when it is not); `explain`: with reasons. */
+  resolve(address: string, state: AddressState = this.state(address) ?? emptyState(), explain = true): Identity {
     return resolveIdentity({
       address, kind: state.kind ?? undefined, label: this.labels.get(address), tracked: this.#tracked.get(address),
       evidence: state.evidence, correction: this.#corrections.get(address)
-    })
+    }, explain)
   }
 
   /**
@@ -183,12 +188,11 @@ export class IdentityBook {
       const s = this.#states.get(f.address) ?? this.put(f.address, emptyState())
       const folded = fold(s.evidence, f)
       if (folded === null) continue
-      const key = `${f.class}:${f.rule}`
       if (folded.material) {
-        evidence.set(`${f.address}:${key}`, { address: f.address, evidence: folded.evidence })
+        evidence.set(`${f.address}:${f.rule}`, { address: f.address, evidence: folded.evidence })
         s.changedIn = block
-        s.dirty.delete(key)
-      } else s.dirty.add(key)
+        s.dirty.delete(f.rule)
+      } else s.dirty.add(f.rule)
     }
     const identities: Array<{ state: AddressState; identity: Identity; previous: Identity | null }> = []
     for (const [address, s] of states) {
@@ -198,16 +202,16 @@ export class IdentityBook {
       const due = s.storedBlock === null || s.lastBlock - s.storedBlock >= RESTORE_AFTER_BLOCKS
       const kindMoved = previous !== null && (previous.kind !== (s.kind?.kind ?? "unknown") || previous.delegate !== (s.kind?.delegate ?? null))
       if (previous !== null && !due && !kindMoved && s.version === this.#version && s.changedIn !== block) continue
-      const identity = this.resolve(address, s)
       // Kept in memory without its reasons (what decides is kept; the reasons are written out, or asked for anew).
-      s.identity = identity.reasons.length === 0 ? identity : { ...identity, reasons: [] }
+      const decided = this.resolve(address, s, false)
+      s.identity = decided
       s.version = this.#version
-      if (same(previous, identity) && !due) continue
-      identities.push({ state: s, identity, previous })
+      if (same(previous, decided) && !due) continue
+      identities.push({ state: s, identity: this.resolve(address, s), previous })
       // The evidence kept in memory only goes with the identity.
-      for (const key of s.dirty) {
-        const e = s.evidence.find((x) => `${x.class}:${x.rule}` === key)
-        if (e !== undefined) evidence.set(`${address}:${key}`, { address, evidence: e })
+      for (const rule of s.dirty) {
+        const e = s.evidence.find((x) => x.rule === rule)
+        if (e !== undefined) evidence.set(`${address}:${rule}`, { address, evidence: e })
       }
       s.dirty.clear()
     }

@@ -3,8 +3,8 @@
  *  1. read the block's activity (Activity.ts) and the addresses it met;
  *  2. hydrate the addresses not in memory from the store (one query per table);
  *  3. ask the node for the code of addresses whose kind is unknown (`eth_getCode`, at most `maxCodeReads` a block,
- *     32 at a time: one JSON-RPC batch each over HTTP; contracts that logged need no call; a failed read is asked
- *     again next time) — cached in the book and stored with the identity, so an address is asked once;
+ *     sent together: one JSON-RPC batch over HTTP; contracts that logged need no call; a failed read is asked again
+ *     when the address is met next) — cached in the book and stored with the identity, so an address is asked once;
  *  4. run the rules and resolve (`book.observe`);
  *  5. store the changes (evidence, identities, class history) in one transaction.
  * Without `load`/`store` (a dry run) nothing is read from or written to the database.
@@ -21,7 +21,7 @@ export interface EngineDeps {
   readonly book: IdentityBook
   readonly load?: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, AddressState>>
   readonly store?: (changes: BlockChanges) => Effect.Effect<void>
-  readonly getCode?: (address: string) => Effect.Effect<string, RpcError>
+  readonly getCodes?: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string | null>, RpcError>
   readonly maxCodeReads?: number
 }
 
@@ -62,25 +62,23 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
       const stored = deps.load === undefined ? new Map<string, AddressState>() : yield* deps.load(missing)
       for (const a of missing) book.put(a, stored.get(a) ?? emptyState())
     }
-    const getCode = deps.getCode
-    if (getCode !== undefined) {
+    const getCodes = deps.getCodes
+    if (getCodes !== undefined) {
       const unknown: Array<string> = []
       const most = deps.maxCodeReads ?? 200
       for (const a of met) {
         if (unknown.length >= most) break
         if (!activity.emitters.has(a) && book.peek(a)?.kind === null) unknown.push(a)
       }
-      yield* Effect.forEach(unknown, (a) =>
-        getCode(a).pipe(
-          Effect.map((code) => book.setKind(a, kindOfCode(code))),
-          Effect.catchAll(() => Effect.void)
-        ), { concurrency: 32, discard: true })
+      if (unknown.length > 0) {
+        const codes = yield* getCodes(unknown).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<string | null>))
+        codes.forEach((code, i) => code !== null && book.setKind(unknown[i]!, kindOfCode(code)))
+      }
     }
     const observed = book.observe(activity, met)
     const changes = changesOf(observed, block.number)
-    if (deps.store !== undefined && (changes.evidence.length > 0 || changes.identities.length > 0)) {
-      yield* deps.store(changes)
-      for (const { state } of observed.identities) state.storedBlock = state.lastBlock
-    }
+    if (deps.store !== undefined && (changes.evidence.length > 0 || changes.identities.length > 0)) yield* deps.store(changes)
+    // Handed over (or, in a dry run, nowhere to go): not due again for a while.
+    for (const { state } of observed.identities) state.storedBlock = state.lastBlock
     return { observed, changes }
   })

@@ -86,42 +86,50 @@ interface Candidate {
   readonly class: WalletClass
   readonly source: IdentitySource
   readonly confidence: number
-  readonly reason: string
+  /** Why, written only when asked for (`explain`). */
+  readonly reason: () => string
   readonly exchange: string | null
 }
 
-export const resolveIdentity = (input: ResolveInput): Identity => {
+/**
+ * The identity of an address. `explain: false` leaves `reasons` empty: what decides costs little, the sentences do
+ * (the listener writes them only for the identities it stores).
+ */
+export const resolveIdentity = (input: ResolveInput, explain = true): Identity => {
   const { correction, label, tracked } = input
-  const vetoed = new Set(correction?.vetoed ?? [])
-  const allowed = (c: WalletClass) => !vetoed.has(c)
+  const vetoed = correction?.vetoed ?? []
+  const allowed = (c: WalletClass) => !vetoed.includes(c)
   const fact = label !== undefined && !label.doubt ? label : undefined
   const traded = input.evidence.some((e) => e.rule === "dex_swap")
   const rules: Array<Candidate> = input.evidence
     .filter((e) => allowed(e.class))
     .map((e) => ({
-      class: e.class, source: "rule" as const, reason: reasonOf(e), exchange: e.exchange,
+      class: e.class, source: "rule" as const, reason: () => reasonOf(e), exchange: e.exchange,
       confidence: Math.max(0, e.rule === "exchange_sweep" && traded ? e.confidence - 0.3 : e.confidence)
     }))
     .sort((a, b) => b.confidence - a.confidence)
   const labelled: Candidate | undefined = fact !== undefined && allowed(fact.class)
-    ? { class: fact.class, source: "label_file", confidence: 0.95, reason: `labelled "${fact.name}" in ${fact.file}`, exchange: fact.exchange }
+    ? { class: fact.class, source: "label_file", confidence: 0.95, reason: () => `labelled "${fact.name}" in ${fact.file}`, exchange: fact.exchange }
     : undefined
   const seeded: Candidate | undefined = tracked !== undefined && tracked.source !== "custom" && allowed("whale")
-    ? { class: "whale", source: "seed", confidence: 0.9, reason: `tracked wallet "${tracked.label}" (${tracked.source})`, exchange: null }
+    ? { class: "whale", source: "seed", confidence: 0.9, reason: () => `tracked wallet "${tracked.label}" (${tracked.source})`, exchange: null }
     : undefined
   const operator: Candidate | undefined = correction?.class != null
-    ? { class: correction.class, source: "operator", confidence: 1, reason: correction.reasons.at(-1) ?? "set by an operator", exchange: correction.exchange }
+    ? { class: correction.class, source: "operator", confidence: 1, reason: () => correction.reasons.at(-1) ?? "set by an operator", exchange: correction.exchange }
     : undefined
   const strong = rules.find((r) => r.confidence >= STRONG && NON_HUMAN_CLASSES.has(r.class))
   const chosen = operator ?? labelled ?? strong ?? seeded ?? rules[0]
 
   const reasons: Array<string> = []
-  if (chosen !== undefined) reasons.push(chosen.reason)
-  for (const c of [labelled, seeded, ...rules]) if (c !== undefined && c !== chosen && !reasons.includes(c.reason)) reasons.push(c.reason)
-  if (label?.doubt === true) reasons.push(`doubtful label "${label.name}" in ${label.file}: not used`)
-  if (fact !== undefined && !allowed(fact.class)) reasons.push(`label "${fact.name}" says ${fact.class}, which an operator ruled out`)
-  for (const r of correction?.reasons ?? []) if (!reasons.includes(r)) reasons.push(r)
-  if (input.kind?.delegate != null) reasons.push(`EIP-7702: delegates its code to ${input.kind.delegate}`)
+  if (explain) {
+    const add = (r: string) => void (reasons.includes(r) || reasons.push(r))
+    if (chosen !== undefined) add(chosen.reason())
+    for (const c of [labelled, seeded, ...rules]) if (c !== undefined && c !== chosen) add(c.reason())
+    if (label?.doubt === true) add(`doubtful label "${label.name}" in ${label.file}: not used`)
+    if (fact !== undefined && !allowed(fact.class)) add(`label "${fact.name}" says ${fact.class}, which an operator ruled out`)
+    for (const r of correction?.reasons ?? []) add(r)
+    if (input.kind?.delegate != null) add(`EIP-7702: delegates its code to ${input.kind.delegate}`)
+  }
 
   const klass = chosen?.class ?? "unknown"
   const exchange = klass === "exchange" ? chosen?.exchange ?? null : null

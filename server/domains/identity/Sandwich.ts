@@ -32,6 +32,13 @@ export interface SandwichContext {
 
 const ownedBy = (address: string, tx: TxActivity) => address === tx.from || address === tx.to
 
+/** How many transactions the swaps (in block order) come from. */
+const distinctTxs = (swaps: ReadonlyArray<Swap>) => {
+  let n = 0
+  for (let i = 0; i < swaps.length; i++) if (i === 0 || swaps[i]!.txHash !== swaps[i - 1]!.txHash) n++
+  return n
+}
+
 export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): Array<Sandwich> => {
   const txOf = new Map(activity.txs.map((t) => [t.hash, t]))
   const byPool = new Map<string, Array<Swap>>()
@@ -44,7 +51,7 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
   }
   const found: Array<Sandwich> = []
   for (const [pool, swaps] of byPool) {
-    if (new Set(swaps.map((s) => s.txHash)).size < 3) continue
+    if (swaps.length < 3 || swaps[0]!.txHash === swaps.at(-1)!.txHash || distinctTxs(swaps) < 3) continue
     const used = new Set<Swap>()
     for (let i = 0; i < swaps.length; i++) {
       const front = swaps[i]!
@@ -81,13 +88,12 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
 /** The findings of a block's sandwiches: searcher contract and EOAs are MEV bots (0.9; 0.8 when the EOAs differ). */
 export const sandwichFindings = (activity: BlockActivity, sandwiches: ReadonlyArray<Sandwich>): Array<Finding> => {
   const out: Array<Finding> = []
+  const senderOf = sandwiches.length === 0 ? new Map<string, string>() : new Map(activity.txs.map((t) => [t.hash, t.from]))
   for (const s of sandwiches) {
     const confidence = s.searcherContract === null ? 0.85 : s.searcherEoas.length === 1 ? 0.9 : 0.8
-    const victim = s.victims[0]!
-    const victimTx = activity.txs.find((t) => t.hash === victim.txHash)
     const base = {
       class: "mev_bot" as const, rule: "sandwich" as const, confidence, block: activity.number, pool: s.pool,
-      counterpart: victimTx?.from ?? null, txHash: s.front.txHash, relatedTxs: [s.back.txHash]
+      counterpart: senderOf.get(s.victims[0]!.txHash) ?? null, txHash: s.front.txHash, relatedTxs: [s.back.txHash]
     }
     if (s.searcherContract !== null) out.push({ ...base, address: s.searcherContract })
     for (const eoa of s.searcherEoas) out.push({ ...base, address: eoa })

@@ -140,9 +140,9 @@ export class WalletIdentity extends Effect.Service<WalletIdentity>()("app/Wallet
 
       history: (address: string) => repo.history(address.toLowerCase()),
 
-      observe: Effect.fn("WalletIdentity.observe")(function* (block: ChainBlock, logs: ReadonlyArray<RawLog>, source: Pick<ChainSourceShape, "getCode">) {
+      observe: Effect.fn("WalletIdentity.observe")(function* (block: ChainBlock, logs: ReadonlyArray<RawLog>, source: Pick<ChainSourceShape, "getCodes">) {
         yield* refresh
-        return yield* observeBlock({ book, load: repo.load, store: repo.store, ...(source.getCode ? { getCode: source.getCode } : {}) }, block, logs)
+        return yield* observeBlock({ book, load: repo.load, store: repo.store, ...(source.getCodes ? { getCodes: source.getCodes } : {}) }, block, logs)
       })
     } as const
   })
