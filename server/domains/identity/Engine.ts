@@ -80,5 +80,5 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
     if (deps.store !== undefined && (changes.evidence.length > 0 || changes.identities.length > 0)) yield* deps.store(changes)
     // Handed over (or, in a dry run, nowhere to go): not due again for a while.
     for (const { state } of observed.identities) state.storedBlock = state.lastBlock
-    return { observed, changes }
+    return { activity, observed, changes }
   })

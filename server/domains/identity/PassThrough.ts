@@ -17,72 +17,100 @@
 import type { Finding, TxActivity } from "./Types"
 import { WETH } from "./Swaps"
 
-const FEE_SHARE_BPS = 300n
+/** At most this share of what it received kept (a fee). */
+const FEE_SHARE = 0.03
+/** Amounts are summed as doubles (exact enough for shares, and allocation-free): this close to zero is zero. */
+const EPSILON = 1e-9
 
 export interface PassThroughContext {
   readonly isExchange: (address: string) => boolean
 }
 
-interface Flow { readonly token: string; inflow: bigint; outflow: bigint }
+interface Flow { readonly token: string; inflow: number; outflow: number }
 
 /** One address's movements in a transaction, in log order (a transaction has a handful: arrays beat maps here). */
 interface Ledger {
   readonly address: string
   readonly first: "in" | "out"
-  unwrappedValue: bigint
+  unwrappedValue: number
+  /** Outflows: transfers, and unwraps (the ETH goes on out of sight). */
+  sent: number
+  /** Transfers out, and how many of them to a labelled exchange. */
   sentTo: number
   sentToExchange: number
   readonly flows: Array<Flow>
 }
 
-const flowOf = (ledger: Ledger, token: string): Flow => {
-  for (const f of ledger.flows) if (f.token === token) return f
-  const f = { token, inflow: 0n, outflow: 0n }
-  ledger.flows.push(f)
+const flowIn = (flows: Array<Flow>, token: string): Flow => {
+  for (const f of flows) if (f.token === token) return f
+  const f = { token, inflow: 0, outflow: 0 }
+  flows.push(f)
   return f
+}
+
+/** Sent something on, never ended with less of a token than it had, kept at most a fee (see the header). */
+const keepsNothingButAFee = (l: Ledger) => {
+  for (const f of l.flows) {
+    const kept = f.inflow - f.outflow
+    const slack = f.inflow * EPSILON
+    if (kept < -slack) return false
+    if (kept > f.inflow * FEE_SHARE + slack && !(f.token === WETH && kept <= l.unwrappedValue + slack)) return false
+  }
+  return true
 }
 
 /** Whether the transaction trades: a swap, a settled order, or the sender giving one token and getting another. */
 export const trades = (tx: TxActivity): boolean => {
   if (tx.swaps.length > 0 || tx.orderOwners.length > 0) return true
-  const net: Array<{ token: string; net: bigint }> = []
+  const net: Array<Flow> = []
   for (const m of tx.moves) {
-    const sign = m.from === tx.from ? -1n : m.to === tx.from ? 1n : 0n
-    if (sign === 0n) continue
-    const entry = net.find((n) => n.token === m.token)
-    if (entry === undefined) net.push({ token: m.token, net: sign * m.amount })
-    else entry.net += sign * m.amount
+    if (m.from === tx.from) flowIn(net, m.token).outflow += Number(m.amount)
+    if (m.to === tx.from) flowIn(net, m.token).inflow += Number(m.amount)
   }
-  return net.some((n) => n.net < 0n) && net.some((n) => n.net > 0n)
+  let gave = false
+  let got = false
+  for (const f of net) {
+    if (f.outflow > f.inflow * (1 + EPSILON)) gave = true
+    if (f.inflow > f.outflow * (1 + EPSILON)) got = true
+  }
+  return gave && got
+}
+
+/** An address of the transaction other than its sender, a pool that swapped, a token moved, a searcher, an exchange. */
+const eligible = (tx: TxActivity, a: string | null, ctx: PassThroughContext, excluded: (address: string) => boolean): a is string => {
+  if (a === null || a === tx.from) return false
+  for (const s of tx.swaps) if (s.pool === a) return false
+  for (const m of tx.moves) if (m.token === a) return false
+  return !excluded(a) && !ctx.isExchange(a)
 }
 
 export const passThroughFindings = (
   tx: TxActivity, block: number, ctx: PassThroughContext, excluded: (address: string) => boolean
 ): Array<Finding> => {
   if (!trades(tx)) return []
-  const eligible = (a: string | null): a is string =>
-    a !== null && a !== tx.from && !excluded(a) && !tx.swaps.some((s) => s.pool === a) && !tx.moves.some((m) => m.token === a) && !ctx.isExchange(a)
   const ledgers: Array<Ledger> = []
   const ledgerOf = (address: string, first: "in" | "out") => {
     for (const l of ledgers) if (l.address === address) return l
-    const l: Ledger = { address, first, unwrappedValue: 0n, sentTo: 0, sentToExchange: 0, flows: [] }
+    const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: [] }
     ledgers.push(l)
     return l
   }
   for (const m of tx.moves) {
-    if (eligible(m.to)) {
+    const amount = Number(m.amount)
+    if (eligible(tx, m.to, ctx, excluded)) {
       const l = ledgerOf(m.to, "in")
-      if (m.logIndex < 0) l.unwrappedValue += m.amount
-      if (m.from === null && l.unwrappedValue > 0n) {
+      if (m.logIndex < 0) l.unwrappedValue += amount
+      if (m.from === null && l.unwrappedValue > 0) {
         // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
-        const converted = m.amount < l.unwrappedValue ? m.amount : l.unwrappedValue
+        const converted = Math.min(amount, l.unwrappedValue)
         l.unwrappedValue -= converted
-        flowOf(l, m.token).inflow += m.amount - converted
-      } else flowOf(l, m.token).inflow += m.amount
+        flowIn(l.flows, m.token).inflow += amount - converted
+      } else flowIn(l.flows, m.token).inflow += amount
     }
-    if (eligible(m.from)) {
+    if (eligible(tx, m.from, ctx, excluded)) {
       const l = ledgerOf(m.from, "out")
-      flowOf(l, m.token).outflow += m.amount
+      flowIn(l.flows, m.token).outflow += amount
+      l.sent++
       if (m.to !== null) {
         l.sentTo++
         if (ctx.isExchange(m.to)) l.sentToExchange++
@@ -91,14 +119,7 @@ export const passThroughFindings = (
   }
   const out: Array<Finding> = []
   for (const l of ledgers) {
-    if (l.first !== "in" || !l.flows.some((f) => f.outflow > 0n) || (l.sentTo > 0 && l.sentToExchange === l.sentTo)) continue
-    const keepsNothingButAFee = l.flows.every((f) => {
-      const kept = f.inflow - f.outflow
-      if (kept < 0n) return false
-      if (kept * 10_000n <= f.inflow * FEE_SHARE_BPS) return true
-      return f.token === WETH && kept <= l.unwrappedValue
-    })
-    if (!keepsNothingButAFee) continue
+    if (l.first !== "in" || l.sent === 0 || (l.sentTo > 0 && l.sentToExchange === l.sentTo) || !keepsNothingButAFee(l)) continue
     out.push({
       address: l.address, class: "router", rule: "pass_through", confidence: 0.75, txHash: tx.hash, block,
       pool: tx.swaps[0]?.pool ?? null, counterpart: tx.from

@@ -14,7 +14,7 @@
  * Found: the holding contract and every sending EOA of front and back are `mev_bot` (0.9 for one EOA, 0.8 for
  * several; 0.85 when the EOA held the position through a contract it only called).
  */
-import type { BlockActivity, Finding, Swap, TxActivity } from "./Types"
+import type { BlockActivity, Finding, Swap } from "./Types"
 
 export interface Sandwich {
   readonly pool: string
@@ -30,7 +30,8 @@ export interface SandwichContext {
   readonly isRouter: (address: string) => boolean
 }
 
-const ownedBy = (address: string, tx: TxActivity) => address === tx.from || address === tx.to
+/** Whether the address is the swap's transaction's sender or the contract it called. */
+const ownedBy = (address: string, s: Swap) => address === s.txFrom || address === s.txTo
 
 /** How many transactions the swaps (in block order) come from. */
 const distinctTxs = (swaps: ReadonlyArray<Swap>) => {
@@ -40,7 +41,6 @@ const distinctTxs = (swaps: ReadonlyArray<Swap>) => {
 }
 
 export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): Array<Sandwich> => {
-  const txOf = new Map(activity.txs.map((t) => [t.hash, t]))
   const byPool = new Map<string, Array<Swap>>()
   for (const tx of activity.txs) {
     for (const s of tx.swaps) {
@@ -55,27 +55,26 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
     const used = new Set<Swap>()
     for (let i = 0; i < swaps.length; i++) {
       const front = swaps[i]!
-      const frontTx = txOf.get(front.txHash)!
-      if (used.has(front) || (frontTx.to !== null && ctx.isRouter(frontTx.to)) || !ownedBy(front.recipient, frontTx)) continue
-      const contract = frontTx.to
-      const sameSearcher = (tx: TxActivity) => (contract !== null ? tx.to === contract : tx.from === frontTx.from)
+      const contract = front.txTo
+      if (used.has(front) || (contract !== null && ctx.isRouter(contract)) || !ownedBy(front.recipient, front)) continue
       const victims: Array<Swap> = []
-      for (const later of swaps.slice(i + 1)) {
+      for (let j = i + 1; j < swaps.length; j++) {
+        const later = swaps[j]!
         if (later.txHash === front.txHash) continue
-        const tx = txOf.get(later.txHash)!
-        if (!sameSearcher(tx)) {
+        // The same searcher: the same contract called (or, with none, the same sender).
+        if (contract !== null ? later.txTo !== contract : later.txFrom !== front.txFrom) {
           const sameWay = later.tokenIn === front.tokenIn && later.tokenOut === front.tokenOut
-          if (sameWay && tx.from !== frontTx.from && tx.to !== contract && (victims.length === 0 || victims.at(-1)!.txHash !== later.txHash)) victims.push(later)
+          if (sameWay && later.txFrom !== front.txFrom && (victims.length === 0 || victims.at(-1)!.txHash !== later.txHash)) victims.push(later)
           continue
         }
         const backWay = later.tokenIn === front.tokenOut && later.tokenOut === front.tokenIn
         const contractHolds = contract !== null && front.recipient === contract && later.payer === contract
-        const eoaHolds = tx.from === frontTx.from && front.recipient === frontTx.from && later.payer === tx.from
+        const eoaHolds = later.txFrom === front.txFrom && front.recipient === front.txFrom && later.payer === later.txFrom
         if (backWay && victims.length > 0 && (contractHolds || eoaHolds)) {
           used.add(later)
           found.push({
             pool, front, back: later, victims, searcherContract: contractHolds ? contract : null,
-            searcherEoas: [...new Set([frontTx.from, tx.from])]
+            searcherEoas: later.txFrom === front.txFrom ? [front.txFrom] : [front.txFrom, later.txFrom]
           })
         }
         break
@@ -88,12 +87,11 @@ export const findSandwiches = (activity: BlockActivity, ctx: SandwichContext): A
 /** The findings of a block's sandwiches: searcher contract and EOAs are MEV bots (0.9; 0.8 when the EOAs differ). */
 export const sandwichFindings = (activity: BlockActivity, sandwiches: ReadonlyArray<Sandwich>): Array<Finding> => {
   const out: Array<Finding> = []
-  const senderOf = sandwiches.length === 0 ? new Map<string, string>() : new Map(activity.txs.map((t) => [t.hash, t.from]))
   for (const s of sandwiches) {
     const confidence = s.searcherContract === null ? 0.85 : s.searcherEoas.length === 1 ? 0.9 : 0.8
     const base = {
       class: "mev_bot" as const, rule: "sandwich" as const, confidence, block: activity.number, pool: s.pool,
-      counterpart: senderOf.get(s.victims[0]!.txHash) ?? null, txHash: s.front.txHash, relatedTxs: [s.back.txHash]
+      counterpart: s.victims[0]!.txFrom, txHash: s.front.txHash, relatedTxs: [s.back.txHash]
     }
     if (s.searcherContract !== null) out.push({ ...base, address: s.searcherContract })
     for (const eoa of s.searcherEoas) out.push({ ...base, address: eoa })

@@ -27,6 +27,9 @@ export type SwapProtocol = "uniswap_v2" | "uniswap_v3" | "curve" | "balancer_v2"
 export interface Swap {
   readonly txHash: string
   readonly txIndex: number
+  /** The transaction's sender and the contract it called. */
+  readonly txFrom: string
+  readonly txTo: string | null
   readonly logIndex: number
   /** The pool (Balancer: the pool of the vault's poolId). */
   readonly pool: string
