@@ -4,7 +4,7 @@
  * block's findings (a transaction seen twice is counted once).
  */
 import { describe, expect, it } from "vitest"
-import { IdentityBook } from "../../server/domains/identity/Book"
+import { emptyState, IdentityBook } from "../../server/domains/identity/Book"
 import { kindOfCode } from "../../server/domains/identity/Engine"
 import { labelBook, loadLabelBook } from "../../server/domains/identity/Labels"
 import { readActivity } from "../../server/domains/identity/Activity"
@@ -93,6 +93,15 @@ describe("the book", () => {
     expect(book.state(user)).toMatchObject({ firstBlock: 7, lastBlock: 7 })
     expect(book.state(user)!.evidence).toEqual([expect.objectContaining({ rule: "dex_swap", hits: 1 })])
     expect(book.state(pool)!.kind).toEqual({ kind: "contract", delegate: null })
+  })
+
+  it("keeps the addresses met most recently when it is full (the database keeps the rest)", () => {
+    const book = new IdentityBook(labelBook([]), 20)
+    for (let n = 0; n < 21; n++) book.put(addr(n), { ...emptyState(), lastBlock: 100 + n })
+    // Full at 21: down to 90 % of the capacity, the oldest first.
+    for (const n of [0, 1, 2]) expect(book.state(addr(n))).toBeUndefined()
+    for (const n of [3, 20]) expect(book.state(addr(n))).toBeDefined()
+    expect(book.missing([addr(0), addr(20)])).toEqual([addr(0)])
   })
 
   it("reports one evidence row per address, class and rule when several transactions of a block add to it", () => {

@@ -18,6 +18,13 @@ export const COW_SETTLEMENT = "0x9008d19f58aabd9ed0d60971565aa8510560ab41"
 const ZERO = "0x0000000000000000000000000000000000000000"
 
 const NO_OWNERS: Array<string> = []
+const NO_LOGS: Array<RawLog> = []
+
+/** The items by position: as they are when already in order (sources hand them over so), else a sorted copy. */
+const inOrder = <T>(items: ReadonlyArray<T>, position: (item: T) => number): ReadonlyArray<T> => {
+  for (let i = 1; i < items.length; i++) if (position(items[i - 1]!) > position(items[i]!)) return [...items].sort((a, b) => position(a) - position(b))
+  return items
+}
 const NO_SWAPS: Array<Swap> = []
 
 /** The first 32-byte word of a log's data, or undefined when it is not hex. */
@@ -60,9 +67,9 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
   }
   const txs: Array<TxActivity> = []
   const emitters = new Set<string>()
-  for (const tx of [...block.transactions].sort((a, b) => a.transactionIndex - b.transactionIndex)) {
+  for (const tx of inOrder(block.transactions, (t) => t.transactionIndex)) {
     if (tx.status === "reverted") continue
-    const txLogs = (byTx.get(tx.hash) ?? []).sort((a, b) => a.logIndex - b.logIndex)
+    const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, (l) => l.logIndex)
     const moves: Array<TokenMove> = []
     if (tx.value > 0n && tx.to !== null) moves.push({ token: WETH, from: tx.from, to: tx.to, amount: tx.value, logIndex: -1 })
     let orderOwners: Array<string> = NO_OWNERS

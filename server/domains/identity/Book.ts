@@ -76,14 +76,13 @@ const fold = (list: Array<Evidence>, f: Finding): { evidence: Evidence; material
   if (e.txs.includes(f.txHash)) return null
   const confidence = Math.min(RULE_CAP[f.rule], Math.round((Math.max(e.confidence, f.confidence) + 0.05) * 100) / 100)
   const material = confidence !== e.confidence || RARE.has(f.rule)
-  const txs = f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs]
-  for (const t of e.txs) {
-    if (txs.length >= 5) break
-    txs.push(t)
-  }
+  // The five latest transactions, newest first (in place: no array a finding).
+  const txs = e.txs as Array<string>
+  if (f.relatedTxs !== undefined) txs.unshift(...f.relatedTxs)
+  txs.unshift(f.txHash)
+  if (txs.length > 5) txs.length = 5
   e.confidence = confidence
   e.hits += 1
-  e.txs = txs
   if (f.pool != null) e.pool = f.pool
   if (f.counterpart != null) e.counterpart = f.counterpart
   if (f.exchange != null) e.exchange = f.exchange
@@ -101,27 +100,23 @@ export class IdentityBook {
 
   constructor(readonly labels: LabelBook, readonly capacity = 200_000) {}
 
-  /** The state of an address in memory (touching it), or undefined. */
+  /** The state of an address in memory, or undefined. */
   state(address: string): AddressState | undefined {
-    const s = this.#states.get(address)
-    if (s !== undefined) {
-      this.#states.delete(address)
-      this.#states.set(address, s)
-    }
-    return s
-  }
-
-  /** The state of an address in memory, without touching it. */
-  peek(address: string): AddressState | undefined {
     return this.#states.get(address)
   }
 
   /** Puts an address's state in memory (from the database, or empty), dropping the least recently met beyond capacity. */
   put(address: string, state: AddressState): AddressState {
-    this.#states.delete(address)
     this.#states.set(address, state)
-    while (this.#states.size > this.capacity) this.#states.delete(this.#states.keys().next().value!)
+    if (this.#states.size > this.capacity) this.#evict()
     return state
+  }
+
+  /** Drops the tenth of the addresses met longest ago (so eviction runs once per capacity/10 new addresses). */
+  #evict() {
+    const ages = [...this.#states.values()].map((s) => s.lastBlock ?? -1).sort((a, b) => a - b)
+    const cutoff = ages[Math.floor(ages.length / 10)]!
+    for (const [address, s] of this.#states) if ((s.lastBlock ?? -1) <= cutoff && this.#states.size > this.capacity * 0.9) this.#states.delete(address)
   }
 
   /** Of `addresses`, those not in memory. */

@@ -68,7 +68,7 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
       const most = deps.maxCodeReads ?? 200
       for (const a of met) {
         if (unknown.length >= most) break
-        if (!activity.emitters.has(a) && book.peek(a)?.kind === null) unknown.push(a)
+        if (!activity.emitters.has(a) && book.state(a)?.kind === null) unknown.push(a)
       }
       if (unknown.length > 0) {
         const codes = yield* getCodes(unknown).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<string | null>))

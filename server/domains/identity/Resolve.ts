@@ -82,49 +82,56 @@ export const replayCorrections = (log: ReadonlyArray<Correction>): CorrectionSta
   return { class: klass, exchange, vetoed: [...vetoed], label, labelHidden, reasons }
 }
 
-interface Candidate {
-  readonly class: WalletClass
-  readonly source: IdentitySource
-  readonly confidence: number
-  /** Why, written only when asked for (`explain`). */
-  readonly reason: () => string
-  readonly exchange: string | null
-}
+/** How much a piece of evidence counts: a sweep into an exchange less (−0.3) for an address that swapped on its own. */
+const weight = (e: Evidence, traded: boolean) => (e.rule === "exchange_sweep" && traded ? Math.max(0, e.confidence - 0.3) : e.confidence)
+
+type Chosen =
+  | { readonly by: "operator" | "label" | "seed"; readonly class: WalletClass; readonly confidence: number; readonly exchange: string | null }
+  | { readonly by: "rule"; readonly class: WalletClass; readonly confidence: number; readonly exchange: string | null; readonly evidence: Evidence }
+
+const SOURCE_OF = { operator: "operator", label: "label_file", seed: "seed", rule: "rule" } as const
 
 /**
- * The identity of an address. `explain: false` leaves `reasons` empty: what decides costs little, the sentences do
- * (the listener writes them only for the identities it stores).
+ * The identity of an address. `explain: false` leaves `reasons` empty: deciding costs little (one pass over the
+ * evidence, nothing allocated but the result), the sentences do — the listener writes them only for what it stores.
  */
 export const resolveIdentity = (input: ResolveInput, explain = true): Identity => {
   const { correction, label, tracked } = input
-  const vetoed = correction?.vetoed ?? []
-  const allowed = (c: WalletClass) => !vetoed.includes(c)
+  const vetoed = correction?.vetoed
+  const allowed = (c: WalletClass) => vetoed === undefined || !vetoed.includes(c)
   const fact = label !== undefined && !label.doubt ? label : undefined
-  const traded = input.evidence.some((e) => e.rule === "dex_swap")
-  const rules: Array<Candidate> = input.evidence
-    .filter((e) => allowed(e.class))
-    .map((e) => ({
-      class: e.class, source: "rule" as const, reason: () => reasonOf(e), exchange: e.exchange,
-      confidence: Math.max(0, e.rule === "exchange_sweep" && traded ? e.confidence - 0.3 : e.confidence)
-    }))
-    .sort((a, b) => b.confidence - a.confidence)
-  const labelled: Candidate | undefined = fact !== undefined && allowed(fact.class)
-    ? { class: fact.class, source: "label_file", confidence: 0.95, reason: () => `labelled "${fact.name}" in ${fact.file}`, exchange: fact.exchange }
+  let traded = false
+  for (const e of input.evidence) if (e.rule === "dex_swap") traded = true
+  let top: Evidence | undefined
+  let strong: Evidence | undefined
+  for (const e of input.evidence) {
+    if (!allowed(e.class)) continue
+    const w = weight(e, traded)
+    if (top === undefined || w > weight(top, traded)) top = e
+    if (w >= STRONG && NON_HUMAN_CLASSES.has(e.class) && (strong === undefined || w > weight(strong, traded))) strong = e
+  }
+  const labelled = fact !== undefined && allowed(fact.class)
+  const seeded = tracked !== undefined && tracked.source !== "custom" && allowed("whale")
+  const byRule = (e: Evidence): Chosen => ({ by: "rule", class: e.class, confidence: weight(e, traded), exchange: e.exchange, evidence: e })
+  const chosen: Chosen | undefined =
+    correction?.class != null ? { by: "operator", class: correction.class, confidence: 1, exchange: correction.exchange }
+    : labelled ? { by: "label", class: fact.class, confidence: 0.95, exchange: fact.exchange }
+    : strong !== undefined ? byRule(strong)
+    : seeded ? { by: "seed", class: "whale", confidence: 0.9, exchange: null }
+    : top !== undefined ? byRule(top)
     : undefined
-  const seeded: Candidate | undefined = tracked !== undefined && tracked.source !== "custom" && allowed("whale")
-    ? { class: "whale", source: "seed", confidence: 0.9, reason: () => `tracked wallet "${tracked.label}" (${tracked.source})`, exchange: null }
-    : undefined
-  const operator: Candidate | undefined = correction?.class != null
-    ? { class: correction.class, source: "operator", confidence: 1, reason: () => correction.reasons.at(-1) ?? "set by an operator", exchange: correction.exchange }
-    : undefined
-  const strong = rules.find((r) => r.confidence >= STRONG && NON_HUMAN_CLASSES.has(r.class))
-  const chosen = operator ?? labelled ?? strong ?? seeded ?? rules[0]
 
   const reasons: Array<string> = []
   if (explain) {
     const add = (r: string) => void (reasons.includes(r) || reasons.push(r))
-    if (chosen !== undefined) add(chosen.reason())
-    for (const c of [labelled, seeded, ...rules]) if (c !== undefined && c !== chosen) add(c.reason())
+    const labelReason = () => `labelled "${fact!.name}" in ${fact!.file}`
+    const seedReason = () => `tracked wallet "${tracked!.label}" (${tracked!.source})`
+    if (chosen?.by === "operator") add(correction?.reasons.at(-1) ?? "set by an operator")
+    if (chosen?.by === "rule") add(reasonOf(chosen.evidence))
+    if (labelled) add(labelReason())
+    if (seeded) add(seedReason())
+    const rules = input.evidence.filter((e) => allowed(e.class)).sort((a, b) => weight(b, traded) - weight(a, traded))
+    for (const e of rules) add(reasonOf(e))
     if (label?.doubt === true) add(`doubtful label "${label.name}" in ${label.file}: not used`)
     if (fact !== undefined && !allowed(fact.class)) add(`label "${fact.name}" says ${fact.class}, which an operator ruled out`)
     for (const r of correction?.reasons ?? []) add(r)
@@ -138,11 +145,11 @@ export const resolveIdentity = (input: ResolveInput, explain = true): Identity =
     : correction?.labelHidden === true ? null
     : fact !== undefined ? { label: fact.name, source: "label_file" as const }
     : tracked !== undefined && tracked.source !== "custom" ? { label: tracked.label, source: "seed" as const }
-    : klass === "exchange" && chosen?.source === "rule" && exchange !== null ? { label: `${exchange} deposit address`, source: "rule" as const }
+    : klass === "exchange" && chosen?.by === "rule" && exchange !== null ? { label: `${exchange} deposit address`, source: "rule" as const }
     : null
   return {
     address: input.address, kind: input.kind?.kind ?? "unknown", delegate: input.kind?.delegate ?? null,
-    class: klass, classSource: chosen?.source ?? null, exchange,
+    class: klass, classSource: chosen === undefined ? null : SOURCE_OF[chosen.by], exchange,
     label: shown?.label ?? null, labelSource: shown?.source ?? null,
     confidence: Math.round((chosen?.confidence ?? 0) * 100) / 100, reasons: reasons.slice(0, 8)
   }

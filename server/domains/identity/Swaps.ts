@@ -29,9 +29,11 @@ export const topicAddress = (topic: string | undefined): string | undefined =>
   topic !== undefined && topic.length === 66 && topic.startsWith(PADDING) ? `0x${topic.slice(26)}` : undefined
 
 /** The n-th 32-byte word of `data`, unsigned; undefined when the data is shorter. */
+const ZERO_WORD = "0".repeat(64)
 const word = (data: string, n: number): bigint | undefined => {
   const start = 2 + n * 64
   if (data.length < start + 64) return undefined
+  if (data.startsWith(ZERO_WORD, start)) return 0n
   try {
     return BigInt(`0x${data.slice(start, start + 64)}`)
   } catch {
@@ -56,10 +58,14 @@ interface EventSide {
 const readEvent = (log: RawLog, protocol: SwapProtocol): EventSide | undefined => {
   const sender = topicAddress(log.topics[1])
   if (protocol === "uniswap_v2") {
-    const [a0In, a1In, a0Out, a1Out] = [word(log.data, 0), word(log.data, 1), word(log.data, 2), word(log.data, 3)]
+    // amount0In, amount1In, amount0Out, amount1Out: one of each pair is the swap's (the other, zero, is not parsed).
+    const a0In = word(log.data, 0)
+    const amountIn = a0In === 0n ? word(log.data, 1) : a0In
+    const a0Out = word(log.data, 2)
+    const amountOut = a0Out === 0n ? word(log.data, 3) : a0Out
     const to = topicAddress(log.topics[2])
-    if (sender === undefined || to === undefined || a0In === undefined || a1In === undefined || a0Out === undefined || a1Out === undefined) return undefined
-    return { amountIn: a0In > 0n ? a0In : a1In, amountOut: a0Out > 0n ? a0Out : a1Out, sender, recipient: to, pool: log.address, holder: log.address }
+    if (sender === undefined || to === undefined || amountIn === undefined || amountOut === undefined || log.data.length < 258) return undefined
+    return { amountIn, amountOut, sender, recipient: to, pool: log.address, holder: log.address }
   }
   if (protocol === "uniswap_v3") {
     const [r0, r1] = [word(log.data, 0), word(log.data, 1)]
