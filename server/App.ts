@@ -26,6 +26,7 @@ import { AlertsModule } from "./domains/alerts/Module"
 import { BillingModule } from "./domains/billing/Module"
 import { ChainModule } from "./domains/chain/Module"
 import { EchoModule } from "./domains/echo/Module"
+import { IdentityModule } from "./domains/identity/Module"
 import { PlaybookModule } from "./domains/playbook/Module"
 import { PricingModule } from "./domains/pricing/Module"
 import { PicksModule } from "./domains/picks/Module"
@@ -64,6 +65,7 @@ import { makeWsHub } from "./platform/ws/Hub"
 export const MODULES = [
   AccountsModule,
   ChainModule,
+  IdentityModule,
   AnalyticsModule,
   ApiKeysModule,
   PricingModule,

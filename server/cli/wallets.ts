@@ -2,6 +2,7 @@
  * Tracked wallets, for operators:
  *   npm run wallets -- import FILE.csv|FILE.json [--json]   add or update wallets (CSV header address,label[,cohort])
  *   npm run wallets -- list [--json]                        every tracked wallet, active ones first
+ *   npm run wallets -- classify … | identity …              wallet identity (server/cli/walletIdentity.ts)
  * A running listener picks the changes up at its next block. Uses DATABASE_URL, or the embedded database under
  * DATA_DIR — stop an embedded server first: its database belongs to one process at a time.
  */
@@ -13,14 +14,19 @@ import type { WalletRow } from "../domains/chain/Types"
 import { readWalletFile } from "../domains/chain/WalletFile"
 import { AppConfig } from "../platform/Config"
 import { SqlLive } from "../platform/infra/Sql"
+import { runWalletIdentity } from "./walletIdentity"
 
 const USAGE = `usage:
   npm run wallets -- import FILE.csv|FILE.json [--json]
   npm run wallets -- list [--json]
+  npm run -s wallets -- classify --from N --to M [--json] [--dry-run]
+  npm run wallets -- identity set|unset|show …   (npm run wallets -- identity for its usage)
 A CSV file has a header naming address,label and optionally cohort (mega, large, mid, small; default mid);
 a JSON file is an array of {"address", "label", "cohort"?} objects.`
 
-const { positionals, values } = parseArgs({
+const identityVerb = process.argv[2] === "classify" || process.argv[2] === "identity"
+
+const { positionals, values } = identityVerb ? { positionals: [], values: { json: false, help: false } } : parseArgs({
   allowPositionals: true,
   options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }
 })
@@ -73,4 +79,5 @@ const Live = ChainRepo.Default.pipe(
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning))
 )
 
-NodeRuntime.runMain(program.pipe(Effect.provide(Live)), { disablePrettyLogger: true })
+if (identityVerb) runWalletIdentity()
+else NodeRuntime.runMain(program.pipe(Effect.provide(Live)), { disablePrettyLogger: true })

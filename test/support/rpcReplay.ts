@@ -5,8 +5,13 @@
  * Methods: eth_chainId, net_version, eth_blockNumber, eth_getBlockByNumber / eth_getBlockByHash (hashes or
  * full transactions), eth_getTransactionByHash, eth_getTransactionReceipt, eth_getLogs (block range or hash,
  * address, topics with OR-lists and nulls), eth_call for symbol()/decimals() of tokens in the token-list fixture
- * (MKR answers bytes32, like the real contract; other addresses and selectors revert), and batches.
+ * (MKR answers bytes32, like the real contract; other addresses and selectors revert), eth_getCode, and batches.
  * Signatures are not in the recording: v/r/s are zero placeholders. Receipt blooms are zero.
+ *
+ * The recording holds no contract code either: eth_getCode answers a stand-in (`REPLAY_CONTRACT_CODE`) for every
+ * address the recording shows to be a contract — it emitted a log; it was called with data and never sent a
+ * transaction; or it sent a token it had received in a transaction someone else sent (an executor) — and "0x"
+ * otherwise. `setCode` overrides an address (an EIP-7702 delegation, a contract the recording cannot show).
  *
  * The same port speaks JSON-RPC over WebSocket too (`wsUrl`), with `eth_subscribe("newHeads")`: every `setHead`
  * and `reorg` notifies the subscribers with the new head's header; `muteHeads` stops the notifications while the
@@ -28,6 +33,9 @@ import { encodeAbiParameters, keccak256, pad, stringToHex } from "viem"
 import { WebSocketServer, type WebSocket } from "ws"
 import { readEtlDir, type EtlBlock, type EtlLog, type EtlTransaction } from "../../server/domains/chain/Etl"
 import { fixturePath } from "./fixtures"
+
+/** The stand-in code eth_getCode answers for a recorded contract (not its real bytecode). */
+export const REPLAY_CONTRACT_CODE = "0x6080604052"
 
 /** totalSupply() of every listed token, in whole tokens. */
 export const REPLAY_TOTAL_SUPPLY = 1_000_000_000n
@@ -72,6 +80,8 @@ export interface RpcReplayServer {
   /** Every block number served (recorded and synthetic), ascending. */
   readonly numbers: ReadonlyArray<number>
   clearReorgs(): void
+  /** eth_getCode answers `code` for `address` from now on. */
+  setCode(address: string, code: string): void
   /** Answers symbol()/decimals() for a token from now on (a contract that stopped reverting, for re-read tests). */
   addToken(address: string, symbol: string, decimals: number): void
   close(): Promise<void>
@@ -91,6 +101,24 @@ const BLOOM = `0x${"0".repeat(512)}`
 const loadTokens = (file: string) => {
   const list = JSON.parse(readFileSync(file, "utf8")) as { tokens: Array<{ chainId: number; address: string; symbol: string; decimals: number }> }
   return new Map(list.tokens.filter((t) => t.chainId === 1).map((t) => [t.address.toLowerCase(), t]))
+}
+
+const TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+/** The addresses the recording shows to be contracts (see the header), each with the stand-in code. */
+const recordedContracts = (txs: ReadonlyArray<EtlTransaction>, logs: ReadonlyArray<EtlLog>) => {
+  const senders = new Set(txs.map((t) => t.from_address))
+  const contracts = new Set(logs.map((l) => l.address))
+  for (const t of txs) if (t.to_address !== null && t.input.length > 2 && !senders.has(t.to_address)) contracts.add(t.to_address)
+  const sender = new Map(txs.map((t) => [t.hash, t.from_address]))
+  const received = new Set<string>()
+  for (const l of [...logs].sort((a, b) => a.block_number - b.block_number || a.log_index - b.log_index)) {
+    if (l.topics[0] !== TRANSFER || l.topics.length !== 3) continue
+    const [from, to] = [`0x${l.topics[1]!.slice(26)}`, `0x${l.topics[2]!.slice(26)}`]
+    if (received.has(`${l.transaction_hash}:${from}`) && sender.get(l.transaction_hash) !== from) contracts.add(from)
+    received.add(`${l.transaction_hash}:${to}`)
+  }
+  return new Map([...contracts].map((a) => [a, REPLAY_CONTRACT_CODE]))
 }
 
 export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<RpcReplayServer> => {
@@ -118,6 +146,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     })
     numbers.push(number)
   }
+  const codes = recordedContracts(data.transactions, data.logs)
   const reorged = new Map<number, View>()
   let head = options.head ?? recorded.at(-1)!
   const faults: Array<{ fault: Fault; left: number; method?: string }> = []
@@ -213,6 +242,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       case "eth_getTransactionReceipt": return receipt(String(p[0]))
       case "eth_getLogs": return getLogs(p[0] ?? {})
       case "eth_call": return ethCall(p[0] ?? {})
+      case "eth_getCode": return codes.get(String(p[0]).toLowerCase()) ?? "0x"
       // geth's debug_traceTransaction with the callTracer, only when the test gave traces (a node without them
       // answers "method not found", as the default below).
       case "debug_traceTransaction": {
@@ -352,6 +382,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     },
     clearFaults: () => { faults.length = 0 },
     clearReorgs: () => reorged.clear(),
+    setCode: (address, code) => { codes.set(address.toLowerCase(), code) },
     addToken: (address, symbol, decimals) => { tokens.set(address.toLowerCase(), { chainId: 1, address, symbol, decimals }) },
     close: () => new Promise<void>((ok) => {
       for (const socket of sockets.clients) socket.terminate()

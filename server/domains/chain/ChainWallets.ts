@@ -1,7 +1,8 @@
 /**
- * The chain domain's door for wallets other domains ask it to monitor (alerts' custom wallets): they join
- * `tracked_wallets` with source `custom`, so the block listener records them from its next block (it reloads the
- * tracked set when the table changes). Seed and imported wallets are never touched: a custom request for an
+ * The chain domain's door for wallets: the tracked set as other domains may read it (the identity engine), and the
+ * wallets other domains ask it to monitor (alerts' custom wallets), which join `tracked_wallets` with source
+ * `custom`, so the block listener records them from its next block (it reloads the tracked set when the table
+ * changes). Seed and imported wallets are never touched: a custom request for an
  * address already tracked changes nothing, and untracking only deactivates rows that custom requests created.
  * Other domains use this service, never the chain's tables; its SQL is the chain's `Repo.ts`.
  */
@@ -22,6 +23,12 @@ export class ChainWallets extends Effect.Service<ChainWallets>()("app/ChainWalle
       untrackCustom: Effect.fn("ChainWallets.untrackCustom")(function* (address: string) {
         yield* repo.untrackCustomWallet(address)
       }),
+
+      /** The active tracked wallets with their label and source (seed, import, custom, discovered, demo). */
+      tracked: repo.listWallets.pipe(Effect.map((rows) => rows.filter((r) => r.active))),
+
+      /** Changes whenever an active tracked wallet is added, removed, (de)activated or relabelled. */
+      trackedSignature: repo.walletsSignature,
 
       /** What the chain knows about an address: a labelled exchange or router, a tracked wallet, or nothing. */
       describe: Effect.fn("ChainWallets.describe")(function* (address: string) {

@@ -14,7 +14,7 @@ import { decodeTransaction, logsByTx, walletMovements, type DecodeContext } from
 import { PriceBook } from "./PriceBook"
 import type { LabelLookup } from "./Reference"
 import { UNKNOWN_TOKEN, retryRpc, rpcRetrySchedule, type BlockNotFound, type ChainSourceShape, type RpcError } from "./Source"
-import type { ChainBlock, InternalTransfer, RawTx, ResolvedToken, WhaleRecord } from "./Types"
+import type { ChainBlock, InternalTransfer, RawLog, RawTx, ResolvedToken, WhaleRecord } from "./Types"
 
 /** The logs answered for a block come from a different block hash than the block itself (a reorg in between). */
 export class LogsMismatch extends Data.TaggedError("LogsMismatch")<{
@@ -82,6 +82,8 @@ export interface IngestContext {
 
 export interface IngestedBlock {
   readonly block: ChainBlock
+  /** The block's logs as read (LogTopics.ts): the block taps read them too. */
+  readonly logs: ReadonlyArray<RawLog>
   readonly records: ReadonlyArray<WhaleRecord>
 }
 
@@ -137,7 +139,7 @@ export const ingestBlock = (source: ChainSourceShape, number: number, ctx: Inges
         records.push(priced)
       }
     }
-    return { block, records } satisfies IngestedBlock
+    return { block, logs, records } satisfies IngestedBlock
   })
 
 export type IngestError = RpcError | BlockNotFound | LogsMismatch

@@ -8,13 +8,16 @@
  * through `chain_blocks` to the last block the chain still has, roll back the records of the orphaned blocks —
  * publishing a retraction on `chain.tx` for each of their records already published (written with the rollback: an
  * outbox) — and resume from there; store the records, the block and the checkpoint in one transaction; then publish
- * the stored records on `chain.tx`, mark the block published, and publish the head for the console's "Latest block".
+ * the stored records on `chain.tx`, mark the block published, and publish the head for the console's "Latest block";
+ * last, hand the block to the registered taps (BlockTaps.ts: the identity engine), whose failures never stop it.
  * `recover` publishes what a previous life stored or rolled back but did not get to publish.
  */
-import { Clock, Effect, type Scope } from "effect"
+import { Clock, Duration, Effect, Option, type Scope } from "effect"
 import { STREAMS, type ChainTxRetraction } from "../../../schema/streams"
 import { CONSOLE_STREAMS } from "../../../schema/ws"
 import { Bus } from "../../platform/infra/Bus"
+import { Metrics } from "../../platform/ops/Metrics"
+import { ChainBlockTaps, type TappedBlock } from "./BlockTaps"
 import { ChainCatalog } from "./Catalog"
 import { ChainConfig, type ChainSettings } from "./Config"
 import { fetchBlock, persistentRetry, retryTemporary } from "./Fetch"
@@ -85,6 +88,18 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
     const repo = yield* ChainRepo
     const catalog = yield* ChainCatalog
     const bus = yield* Bus
+    const taps = yield* ChainBlockTaps
+    const tapSeconds = Option.map(yield* Effect.serviceOption(Metrics), (m) =>
+      m.histogram("chain_tap_seconds", "Time a block tap (the identity engine) took per block, by tap", [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]))
+
+    /** Hands a stored block to every tap, in turn; a failing tap is logged and the chain goes on. */
+    const runTaps = (tapped: TappedBlock) =>
+      Effect.forEach(taps.all(), (tap) =>
+        tap.onBlock(tapped).pipe(
+          Effect.timed,
+          Effect.tap(([took]) => Effect.sync(() => Option.map(tapSeconds, (h) => h.observe({ tap: tap.name }, Duration.toSeconds(took))))),
+          Effect.catchAllCause((cause) => Effect.logWarning(`block tap ${tap.name} failed on block ${tapped.block.number}`, cause))
+        ), { discard: true })
 
     /** One life of the listener (see the header). */
     const open = Effect.gen(function* () {
@@ -154,7 +169,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
 
       const take = (view: ChainSourceShape, n: number): Effect.Effect<Taken, unknown> =>
         Effect.gen(function* () {
-          const { block, records } = yield* fetchBlock(view, n, session.context(), retry)
+          const { block, logs, records } = yield* fetchBlock(view, n, session.context(), retry)
           yield* session.saveLearnedTokens
           if (checkpoint !== null && block.parentHash !== checkpoint.hash) {
             checkpoint = yield* rollBack(block, checkpoint)
@@ -173,6 +188,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
           const fresh = written.length === records.length ? "" : ` (${written.length} new)`
           yield* Effect.logDebug(`block ${n} ${short(block.hash)}: ${block.transactions.length} txs, ${records.length} records${fresh}`)
           yield* summary.add(n, written.length)
+          yield* runTaps({ block, logs, source: view })
           return { outcome: "stored", written: written.length } as const
         }).pipe(Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed({ outcome: "later" } as const)))
 

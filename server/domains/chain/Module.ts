@@ -5,6 +5,7 @@
  */
 import { Layer } from "effect"
 import { defineModule } from "../../platform/Module"
+import { ChainBlockTaps } from "./BlockTaps"
 import { ChainCatalogSeeded } from "./Catalog"
 import { Chain } from "./Chain"
 import { ChainConfig } from "./Config"
@@ -17,7 +18,8 @@ import { ChainSourceLive } from "./SourceLive"
 
 const layer = Layer.mergeAll(
   ChainConfig.Default, ChainSourceLive, ChainRepo.Default, Chain.Default.pipe(Layer.provide(ChainSourceLive)), ChainWallets.Default, ChainCatalogSeeded,
-  ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded))),
+  ChainBlockTaps.Default,
+  ChainListener.Default.pipe(Layer.provide(Layer.mergeAll(ChainConfig.Default, ChainSourceLive, ChainRepo.Default, ChainCatalogSeeded, ChainBlockTaps.Default))),
   DemoHistoryRepo.Default, DemoHistory.Default.pipe(Layer.provide(ChainSourceLive)))
 
 export const ChainModule = defineModule({

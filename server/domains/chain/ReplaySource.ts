@@ -6,8 +6,8 @@
  * since a recording has no contract state.
  */
 import { Effect, Layer } from "effect"
-import { TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL } from "./Decode"
 import { etlChainBlocks, etlLog, readEtlDir } from "./Etl"
+import { READ_TOPICS } from "./LogTopics"
 import { loadReference } from "./Reference"
 import { BlockNotFound, ChainSource, UNKNOWN_TOKEN, type ChainSourceShape, type TokenMeta, type TxReceipt } from "./Source"
 import type { ChainBlock, RawLog } from "./Types"
@@ -28,7 +28,6 @@ export interface ReplaySource extends ChainSourceShape {
   readonly setHead: (number: number) => void
 }
 
-const DECODED_TOPICS = new Set([TOPIC_TRANSFER, TOPIC_WETH_DEPOSIT, TOPIC_WETH_WITHDRAWAL])
 
 const defaultTokenMeta = (): ((address: string) => TokenMeta | undefined) => {
   const { tokens } = loadReference()
@@ -73,7 +72,7 @@ export const replayFrom = (
       Effect.sync(() =>
         sortedLogs.filter((l) =>
           l.blockNumber >= fromBlock && l.blockNumber <= Math.min(toBlock, head) &&
-          DECODED_TOPICS.has(l.topics[0] ?? "")
+          READ_TOPICS.has(l.topics[0] ?? "")
         )
       ),
     getReceipt: (hash) => Effect.sync(() => receipt(hash.toLowerCase())),

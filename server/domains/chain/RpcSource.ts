@@ -8,8 +8,9 @@
 import { Effect, Layer } from "effect"
 import {
   BaseError, BlockNotFoundError, HttpRequestError, SocketClosedError, TimeoutError, TransactionReceiptNotFoundError, WebSocketRequestError,
-  createPublicClient, decodeAbiParameters, erc20Abi, hexToString, http, parseAbi, webSocket, type Hex, type Log
+  createPublicClient, decodeAbiParameters, erc20Abi, hexToString, http, webSocket, type Hex, type Log
 } from "viem"
+import { DECODED_EVENTS, SWAP_EVENTS } from "./LogTopics"
 import {
   BlockNotFound, ChainSource, RpcError, UNKNOWN_TOKEN, cleanSymbol, type ChainSourceShape, type TokenMeta
 } from "./Source"
@@ -27,11 +28,8 @@ export interface RpcSourceOptions {
   readonly traces?: TraceMode
 }
 
-const DECODED_EVENTS = parseAbi([
-  "event Transfer(address indexed from, address indexed to, uint256 value)",
-  "event Deposit(address indexed dst, uint256 wad)",
-  "event Withdrawal(address indexed src, uint256 wad)"
-])
+/** What `getLogs` asks the node for: the decoded events and the swap and settlement events (LogTopics.ts). */
+const READ_EVENTS = [...DECODED_EVENTS, ...SWAP_EVENTS]
 const SYMBOL_SELECTOR = "0x95d89b41"
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504])
 const RETRYABLE_CODES = new Set([-32005, -32007, -32603, 429])
@@ -164,7 +162,7 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
       getBlock,
       getLogs: ({ fromBlock, toBlock }) =>
         call("eth_getLogs", () =>
-          client.getLogs({ fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), events: DECODED_EVENTS, strict: true })
+          client.getLogs({ fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), events: READ_EVENTS, strict: true })
         ).pipe(
           Effect.map((logs) =>
             logs.flatMap((l) => (l.removed ? [] : [toRawLog(l)].filter((x): x is RawLog => x !== undefined)))
@@ -198,6 +196,9 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
             })
         }
         : {}),
+      getCodes: (addresses) =>
+        call("eth_getCode", () => Promise.all(addresses.map((address) =>
+          client.getCode({ address: address as Hex }).then((code) => (code ?? "0x").toLowerCase(), () => null)))),
       readTotalSupply: (address) =>
         readOrNothing("eth_call", () => client.readContract({ address: address as Hex, abi: erc20Abi, functionName: "totalSupply" })).pipe(
           Effect.map((supply) => (typeof supply === "bigint" && supply >= 0n ? supply : null))),

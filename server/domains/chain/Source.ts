@@ -49,7 +49,10 @@ export interface ChainSourceShape {
   readonly latestBlockNumber: Effect.Effect<number, RpcError>
   /** The block with its full transactions. */
   readonly getBlock: (number: number) => Effect.Effect<ChainBlock, RpcError | BlockNotFound>
-  /** ERC-20 Transfer and WETH Deposit/Withdrawal logs in the range (what decoding reads), in chain order. */
+  /**
+   * The logs of LogTopics.ts in the range, in chain order: ERC-20 Transfer and WETH Deposit/Withdrawal (what decoding
+   * reads), DEX swap and settlement events (what the block taps read).
+   */
   readonly getLogs: (range: BlockRange) => Effect.Effect<ReadonlyArray<RawLog>, RpcError>
   /** The receipt (status and all logs), or null when the transaction is unknown. */
   readonly getReceipt: (txHash: string) => Effect.Effect<TxReceipt | null, RpcError>
@@ -66,6 +69,12 @@ export interface ChainSourceShape {
    * Absent on sources that hold no contract state (demo, replay).
    */
   readonly readTotalSupply?: (address: string) => Effect.Effect<bigint | null, RpcError>
+  /**
+   * The code at each address at the latest block (`eth_getCode`, sent together: one JSON-RPC batch over HTTP): "0x"
+   * for an EOA, `0xef0100` ‖ address for an EOA delegating under EIP-7702, null where that one read failed. Absent on
+   * sources that hold no contract state (demo, replay).
+   */
+  readonly getCodes?: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string | null>, RpcError>
   /**
    * Native ETH moved by the transaction's internal calls, from the node's call traces (Traces.ts); null when the
    * node offers no traces. Absent on sources without traces (demo, replay) or with CHAIN_TRACES=off.
