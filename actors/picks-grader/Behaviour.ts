@@ -10,7 +10,7 @@
  * Persisted state only (tables of migration 0080); nothing transient survives a restart, nothing needs to.
  */
 import { Duration, Effect } from "effect"
-import { STREAMS } from "../../schema/streams"
+import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../schema/streams"
 import { DemoHistory } from "../../server/domains/chain/demo/DemoHistory"
 import { Picks } from "../../server/domains/picks/Picks"
 import { Bus } from "../../server/platform/infra/Bus"
@@ -21,15 +21,31 @@ import { isRetraction, PicksGraderMessage, type PicksGraderMessageT } from "./Pr
 
 export const PICKS_GRADER = "picks-grader"
 
+type Run = { readonly retraction: ChainTxRetraction; readonly records: null } | { readonly retraction: null; readonly records: Array<ChainTxMessage> }
+
+/** Consecutive records as one run, each retraction a run of its own, in stream order. */
+const runs = (messages: ReadonlyArray<PicksGraderMessageT>): ReadonlyArray<Run> => {
+  const out: Array<Run> = []
+  for (const m of messages) {
+    const last = out.at(-1)
+    if (isRetraction(m)) out.push({ retraction: m, records: null })
+    else if (last !== undefined && last.records !== null) last.records.push(m)
+    else out.push({ retraction: null, records: [m] })
+  }
+  return out
+}
+
 const mailbox = streamActor({
   name: PICKS_GRADER,
   stream: STREAMS.chainTx,
   schema: PicksGraderMessage,
-  // In order: a flag depends on the records before it.
-  concurrency: 1,
-  behaviour: Effect.gen(function* () {
+  // A worst-case block is ~2,400 records: a read takes it in one go (the handler's statements are per read).
+  batch: 1000,
+  // In order: a flag depends on the records before it. Runs of records go in together, retractions one by one.
+  behaviourMany: Effect.gen(function* () {
     const picks = yield* Picks
-    return (message: PicksGraderMessageT) => (isRetraction(message) ? picks.retract(message) : Effect.asVoid(picks.ingest(message)))
+    return (messages: ReadonlyArray<PicksGraderMessageT>) =>
+      Effect.forEach(runs(messages), (run) => (run.retraction !== null ? picks.retract(run.retraction) : picks.ingestMany(run.records)), { discard: true })
   })
 })
 

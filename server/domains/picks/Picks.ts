@@ -10,9 +10,11 @@ import { Bus } from "../../platform/infra/Bus"
 import { Chain } from "../chain/Chain"
 import { PicksConfig } from "./Config"
 import { recordKey, type RecordRow, PicksRepo } from "./Repo"
-import { conviction, decideFlag, exitOf, EXIT_MS, grade, HORIZON_MS, netBuyers } from "./Rules"
+import { conviction, exitOf, grade, HORIZON_MS, netBuyers } from "./Rules"
 import type { Recent, Summary } from "../../../schema/http/picks"
 import { type ExitRec, type PickRec, pickRow, summary as summaryView } from "./Views"
+import { PicksBatchRepo } from "./BatchRepo"
+import { ingestMany, type IngestSteps } from "./Ingest"
 
 const TOKEN_REFRESH_MS = 60_000
 /** The most picks `recent` answers. */
@@ -45,6 +47,7 @@ export interface OpenPick {
 export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
   effect: Effect.gen(function* () {
     const repo = yield* PicksRepo
+    const batch = yield* PicksBatchRepo
     const chain = yield* Chain
     const settings = yield* PicksConfig
     const bus = yield* Bus
@@ -105,61 +108,44 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         }
       })
 
-    /**
-     * One record, as of `now` (the wall clock live; the record's time during a rebuild). Returns the id of a pick it
-     * flagged, if any.
-     */
-    const ingestRecord = (r: RecordRow, now: number, mode: "live" | "rebuild") =>
-      Effect.gen(function* () {
-        const f = yield* tokenFlags
-        if (f.weth.has(r.token)) {
-          if (r.price !== null && r.price > 0) yield* repo.upsertEthClose(r.ts, r.price)
-          return null
-        }
-        if (f.excluded.has(r.token) || r.category === "exchange_withdraw") return null
-        yield* repo.insertRecord(r)
-        if (r.price !== null && r.price > 0) yield* repo.markPending(r.token, r.ts, r.price, HORIZON_MS)
-        const key = recordKey(r)
-        if (r.category === "dex_sell" || r.category === "exchange_deposit") {
-          const candidates = yield* repo.exitCandidates(r.token, r.wallet, r.ts, EXIT_MS)
-          if (candidates.length > 0) {
-            const last = r.price !== null && r.price > 0 ? r.price : yield* repo.lastPrice(r.token, r.ts)
-            for (const c of candidates) {
-              const exit = exitOf({ flaggedAt: c.flagged_at.getTime(), entryPrice: c.entry_price, flaggers: c.flaggers },
-                { wallet: r.wallet, category: r.category, ts: r.ts, price: r.price }, last)
-              if (exit !== null) yield* repo.insertExit(c.id, exit, key, mode === "live" ? yield* Clock.currentTimeMillis : now)
+    const lock = yield* Effect.makeSemaphore(1)
+    const steps: IngestSteps = {
+      batch, rules, tokenFlags, gradeDue, lastPrice: repo.lastPrice,
+      insertExit: (p, r, last, mode, now) =>
+        Effect.gen(function* () {
+          const exit = exitOf({ flaggedAt: p.flaggedAt, entryPrice: p.entryPrice, flaggers: p.flaggers },
+            { wallet: r.wallet, category: r.category, ts: r.ts, price: r.price }, last)
+          if (exit === null) return false
+          return yield* repo.insertExit(p.id, exit, recordKey(r), mode === "live" ? yield* Clock.currentTimeMillis : now)
+        }),
+      flag: (r, decision, mode, now) =>
+        Effect.gen(function* () {
+          const history = yield* repo.gradedHistory(decision.buyers.map((b) => b.wallet), r.ts, HORIZON_MS)
+          const c = conviction(decision.buyers, history, r.ts, rules.minWhales)
+          const id = yield* repo.insertPick({
+            token: r.token, symbol: r.symbol, flaggedAt: r.ts, flagRecord: recordKey(r), entryPrice: decision.entryPrice,
+            flaggers: decision.buyers.map((b) => b.wallet), flagUsd: c.usd, conviction: c.score, demo: r.demo, source: mode,
+            inputs: {
+              rule: { min_whales: rules.minWhales, window_hours: rules.windowMs / 3_600_000 },
+              buyers: decision.buyers.map((b) => ({ wallet: b.wallet, net_amount: b.netAmount, net_usd: Math.round(b.netUsd * 100) / 100 })),
+              conviction: c
             }
-          }
-          return null
-        }
-        if (r.category !== "dex_buy" || (yield* repo.hasOpenPick(r.token))) return null
-        const trades = yield* repo.windowTrades(r.token, r.ts - rules.windowMs, r.ts)
-        const trigger = { wallet: r.wallet, side: "buy" as const, amount: r.amount, usd: r.usd, price: r.price, ts: r.ts }
-        const decision = decideFlag(trigger, trades, false, rules)
-        if (decision === null) return null
-        // Grades due by the flag first (records are handled in time order, so their prices are in), so the track
-        // record the score reads is complete as of the flag — and never graded ahead of its prices during a catch-up.
-        yield* gradeDue(r.ts)
-        const history = yield* repo.gradedHistory(decision.buyers.map((b) => b.wallet), r.ts, HORIZON_MS)
-        const c = conviction(decision.buyers, history, r.ts, rules.minWhales)
-        const ledgerNow = mode === "live" ? yield* Clock.currentTimeMillis : now
-        const id = yield* repo.insertPick({
-          token: r.token, symbol: r.symbol, flaggedAt: r.ts, flagRecord: key, entryPrice: decision.entryPrice,
-          flaggers: decision.buyers.map((b) => b.wallet), flagUsd: c.usd, conviction: c.score, demo: r.demo, source: mode,
-          inputs: {
-            rule: { min_whales: rules.minWhales, window_hours: rules.windowMs / 3_600_000 },
-            buyers: decision.buyers.map((b) => ({ wallet: b.wallet, net_amount: b.netAmount, net_usd: Math.round(b.netUsd * 100) / 100 })),
-            conviction: c
-          }
-        }, ledgerNow)
-        if (id === null) return null
-        if (mode === "live") yield* publishPending
-        else yield* repo.markPublished([id])
-        // A live flag is news for the operator; the hundreds a history replay flags are summed up by the replay's line.
-        const line = `pick ${id} flagged: ${r.symbol} by ${decision.buyers.length} whales, conviction ${c.score}`
-        yield* mode === "live" ? Effect.logInfo(line) : Effect.logDebug(line)
-        return id
-      })
+          }, mode === "live" ? yield* Clock.currentTimeMillis : now)
+          if (id === null) return null
+          if (mode === "live") yield* publishPending
+          else yield* repo.markPublished([id])
+          // A live flag is news for the operator; the hundreds a history replay flags are summed up by the replay's line.
+          const line = `pick ${id} flagged: ${r.symbol} by ${decision.buyers.length} whales, conviction ${c.score}`
+          yield* mode === "live" ? Effect.logInfo(line) : Effect.logDebug(line)
+          return id
+        })
+    }
+    /**
+     * Records in stream order, as of the wall clock (live) or of each record's time (a rebuild), with the result of
+     * handling them one at a time (Ingest.ts). One at a time with the scheduled grading: the lock.
+     */
+    const ingestRecords = (records: ReadonlyArray<RecordRow>, mode: "live" | "rebuild") =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => ingestMany(steps, records, mode, now))
 
     const fromMessage = (m: ChainTxMessage): RecordRow => ({
       txHash: m.tx_hash, logIndex: m.log_index, wallet: m.wallet.toLowerCase(), token: m.token.toLowerCase(), symbol: m.symbol,
@@ -202,15 +188,13 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         while (true) {
           const rows = yield* chain.recordsAfter(after, 2000)
           if (rows.length === 0) break
-          for (const row of rows) {
-            const r: RecordRow = {
-              txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
-              amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
-            }
-            graded += yield* gradeDue(r.ts)
-            if ((yield* ingestRecord(r, r.ts, "rebuild")) !== null) flagged++
-            records++
-          }
+          const result = yield* ingestMany(steps, rows.map((row): RecordRow => ({
+            txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
+            amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
+          })), "rebuild", 0)
+          flagged += result.flagged.length
+          graded += result.graded
+          records += rows.length
           const last = rows[rows.length - 1]!
           after = { ts: last.ts.getTime(), id: last.id }
           onProgress(records)
@@ -244,12 +228,20 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
     return {
       settings,
       replayHistory,
+      /** One record; the id of the pick it flagged, if any. */
       ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
-        return yield* ingestRecord(fromMessage(m), yield* Clock.currentTimeMillis, "live")
+        const result = yield* lock.withPermits(1)(ingestRecords([fromMessage(m)], "live"))
+        return result.flagged[0] ?? null
       }),
-      retract: Effect.fn("Picks.retract")(retract),
+      /** A read's records in stream order (as many `ingest`s, in a few statements); the ids of the picks flagged. */
+      ingestMany: Effect.fn("Picks.ingestMany")(function* (ms: ReadonlyArray<ChainTxMessage>) {
+        return (yield* lock.withPermits(1)(ingestRecords(ms.map(fromMessage), "live"))).flagged
+      }),
+      retract: Effect.fn("Picks.retract")(function* (m: ChainTxRetraction) {
+        return yield* lock.withPermits(1)(retract(m))
+      }),
       gradeDue: Effect.fn("Picks.gradeDue")(function* () {
-        return yield* gradeDue(yield* Clock.currentTimeMillis)
+        return yield* lock.withPermits(1)(Effect.flatMap(Clock.currentTimeMillis, gradeDue))
       }),
       publishPending,
       rebuild,
@@ -324,5 +316,5 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       trackedWallets: chain.activeTrackedWallets
     } as const
   }),
-  dependencies: [PicksRepo.Default, PicksConfig.Default]
+  dependencies: [PicksRepo.Default, PicksBatchRepo.Default, PicksConfig.Default]
 }) {}

@@ -80,12 +80,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
       })
 
     return {
-      /** Stores a record; false when it was already there (a redelivery: nothing else to do). */
-      insertRecord: (r: RecordRow) =>
-        sql<{ n: number }>`INSERT INTO pick_records (tx_hash, log_index, wallet, token, symbol, category, amount, usd, price_usd, ts, demo)
-          VALUES (${r.txHash}, ${r.logIndex}, ${r.wallet}, ${r.token}, ${r.symbol}, ${r.category}, ${r.amount}, ${r.usd}, ${r.price}, ${d(r.ts)}, ${r.demo})
-          ON CONFLICT DO NOTHING RETURNING 1 AS n`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-
       deleteRecord: (txHash: string, logIndex: number, wallet: string, token: string) =>
         sql<{ ts: Date; category: string }>`DELETE FROM pick_records WHERE tx_hash = ${txHash} AND log_index = ${logIndex}
           AND wallet = ${wallet} AND token = ${token} RETURNING ts, category`.pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie),
@@ -110,9 +104,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         sql<{ ts: Date; price_usd: number }>`SELECT ts, price_usd FROM pick_records WHERE token = ${token} AND ts > ${d(from)}
           AND ts <= ${d(to)} AND price_usd > 0 ORDER BY ts, tx_hash, log_index, wallet`.pipe(
           Effect.map((rows) => rows.map((r) => ({ ts: r.ts.getTime(), price: r.price_usd }))), Effect.orDie),
-
-      hasOpenPick: (token: string) =>
-        sql<{ id: number }>`SELECT id FROM picks WHERE token = ${token} AND status = 'PENDING'`.pipe(Effect.map((r) => r.length > 0), Effect.orDie),
 
       /** The open (PENDING) pick of each of `tokens` (lower-case addresses); at most one per token (a unique index). */
       openPicks: (tokens: ReadonlyArray<string>) =>
@@ -149,23 +140,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
           }, nowMs)
           return id
         })).pipe(Effect.orDie),
-
-      /** Raises the highest (and lowest) reading of the token's PENDING picks flagged before `ts`, within 7 days. */
-      markPending: (token: string, ts: number, price: number, horizonMs: number) =>
-        sql`UPDATE picks SET peak_price = GREATEST(coalesce(peak_price, ${price}), ${price}),
-            trough_price = LEAST(coalesce(trough_price, ${price}), ${price}),
-            peak_return = CASE WHEN entry_price > 0 THEN GREATEST(coalesce(peak_price, ${price}), ${price}) / entry_price - 1 END,
-            max_adverse = CASE WHEN entry_price > 0 THEN LEAST(0, LEAST(coalesce(trough_price, ${price}), ${price}) / entry_price - 1) END
-          WHERE token = ${token} AND status = 'PENDING' AND flagged_at < ${d(ts)} AND flagged_at >= ${d(ts - horizonMs)}`.pipe(Effect.asVoid, Effect.orDie),
-
-      /** Picks of the token (not VOID) flagged in `[ts − 30 d, ts)` that `wallet` flagged and has not exited yet. */
-      exitCandidates: (token: string, wallet: string, ts: number, exitMs: number) =>
-        sql<{ id: number; flagged_at: Date; entry_price: number | null; flaggers: Array<string> }>`
-          SELECT p.id, p.flagged_at, p.entry_price, p.flaggers FROM picks p
-          WHERE p.token = ${token} AND p.status <> 'VOID' AND p.flagged_at < ${d(ts)} AND p.flagged_at >= ${d(ts - exitMs)}
-            AND ${wallet} = ANY (p.flaggers)
-            AND NOT EXISTS (SELECT 1 FROM pick_exits x WHERE x.pick_id = p.id AND x.wallet = ${wallet} AND x.ts <= ${d(ts)})
-          ORDER BY p.id`.pipe(Effect.orDie),
 
       /** Records an exit (replacing a later one of the same wallet: the first exit counts) and its ledger entry. */
       insertExit: (pickId: number, e: Exit, record: string, nowMs: number) =>
@@ -236,11 +210,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         SELECT id, token, symbol, flagged_at, entry_price, whales, conviction FROM picks WHERE published_at IS NULL AND status <> 'VOID' ORDER BY id LIMIT 500`.pipe(Effect.orDie),
       markPublished: (ids: ReadonlyArray<number>) =>
         ids.length === 0 ? Effect.void : sql`UPDATE picks SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie),
-
-      upsertEthClose: (ts: number, price: number) =>
-        sql`INSERT INTO pick_eth_daily (day, close, close_ts) VALUES ((${d(ts)}::timestamptz AT TIME ZONE 'UTC')::date, ${price}, ${d(ts)})
-          ON CONFLICT (day) DO UPDATE SET close = EXCLUDED.close, close_ts = EXCLUDED.close_ts
-          WHERE pick_eth_daily.close_ts <= EXCLUDED.close_ts`.pipe(Effect.asVoid, Effect.orDie),
 
       ethCloses: (from: number, to: number) =>
         sql<{ close_ts: Date; close: number }>`SELECT close_ts, close FROM pick_eth_daily
