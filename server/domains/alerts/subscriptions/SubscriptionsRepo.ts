@@ -85,10 +85,23 @@ export class SubscriptionsRepo extends Effect.Service<SubscriptionsRepo>()("app/
         sql<SubRow>`SELECT ${columns} FROM alert_subscriptions WHERE id = ANY(${ids}::bigint[])`.pipe(die)),
 
       /** Remembers when alerts last fired (cooldowns survive a restart). */
-      touchFired: Effect.fn("SubscriptionsRepo.touchFired")((ids: ReadonlyArray<number>, at: ReadonlyArray<string>) =>
-        ids.length === 0 ? Effect.void : sql`
+      /**
+       * Dates each alert's last firing (the cooldown's floor after a restart): one row per alert, its latest time (an
+       * UPDATE … FROM with an alert twice would apply either one of its rows).
+       */
+      touchFired: Effect.fn("SubscriptionsRepo.touchFired")((ids: ReadonlyArray<number>, at: ReadonlyArray<string>) => {
+        const latest = new Map<number, { at: string; ms: number }>()
+        for (let i = 0; i < ids.length; i++) {
+          const ms = Date.parse(at[i]!)
+          const kept = latest.get(ids[i]!)
+          if (kept === undefined || ms > kept.ms) latest.set(ids[i]!, { at: at[i]!, ms })
+        }
+        if (latest.size === 0) return Effect.void
+        return sql`
           UPDATE alert_subscriptions s SET last_fired_at = greatest(s.last_fired_at, t.at)
-          FROM unnest(${ids}::bigint[], ${at}::timestamptz[]) AS t(id, at) WHERE s.id = t.id`.pipe(Effect.asVoid, die))
+          FROM unnest(${[...latest.keys()]}::bigint[], ${[...latest.values()].map((v) => v.at)}::timestamptz[]) AS t(id, at)
+          WHERE s.id = t.id AND (s.last_fired_at IS NULL OR s.last_fired_at < t.at)`.pipe(Effect.asVoid, die)
+      })
     } as const
   })
 }) {}
