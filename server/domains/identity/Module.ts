@@ -10,6 +10,7 @@ import { ChainBlockTaps } from "../chain/BlockTaps"
 import { IdentityConfig } from "./Config"
 import { WhaleDiscovery } from "./Discovery"
 import { IdentityErrors } from "./Errors"
+import { IdentityRoutes } from "./Http"
 import { WalletIdentity } from "./WalletIdentity"
 
 /** The identity engine on every block the listener stores; discovery's queue after it. */
@@ -33,5 +34,6 @@ export const IdentityModule = defineModule({
   name: "identity",
   config: IdentityConfig.Default,
   layer: Layer.provideMerge(IdentityTap, Services),
+  routes: IdentityRoutes,
   errors: IdentityErrors
 })
