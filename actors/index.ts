@@ -23,12 +23,14 @@ import { PicksGraderActor } from "./picks-grader/Behaviour"
 import { PlaybookLiveActor } from "./playbook-live/Behaviour"
 import { QuotaCounterActor } from "./quota-counter/Behaviour"
 import { WatchlistLiveActor } from "./watchlist-live/Behaviour"
+import { WhaleDiscoveryActor } from "./whale-discovery/Behaviour"
 
 /** Every actor, in start order (WHALE_ACTORS names them by `name`). */
 export const ACTORS = [
   MailOutboxActor,
   AuthJanitorActor,
   BlockListenerActor,
+  WhaleDiscoveryActor,
   DemoHistoryActor,
   IndexCloserActor,
   DripMailerActor,

@@ -66,6 +66,7 @@ export const CONSOLE_PAGES = [
   { path: "/watchlist", title: "Watchlist", view: "watchlist/Page", nav: "Watchlist", served: "signed-in" },
   { path: "/email", title: "E-mail", view: "email/Page", nav: "E-mail", admin: true, served: "signed-in" },
   { path: "/ops", title: "Operations", view: "ops/Page", nav: "Ops", admin: true, served: "shell" },
+  { path: "/admin/identity", title: "Wallet identity", view: "identity-admin/Page", nav: "Identity", admin: true, served: "shell" },
   { path: "/account", title: "Account", view: "account/Page", served: "signed-in" },
   { path: "/login", title: "Sign in", view: "account/Login", served: "shell" },
   { path: "/register", title: "Create account", view: "account/Register", served: "shell" }

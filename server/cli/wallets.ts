@@ -3,6 +3,7 @@
  *   npm run wallets -- import FILE.csv|FILE.json [--json]   add or update wallets (CSV header address,label[,cohort])
  *   npm run wallets -- list [--json]                        every tracked wallet, active ones first
  *   npm run wallets -- classify … | identity …              wallet identity (server/cli/walletIdentity.ts)
+ *   npm run wallets -- candidates [approve|reject …]        whale discovery's queue (server/cli/walletCandidates.ts)
  * A running listener picks the changes up at its next block. Uses DATABASE_URL, or the embedded database under
  * DATA_DIR — stop an embedded server first: its database belongs to one process at a time.
  */
@@ -14,6 +15,7 @@ import type { WalletRow } from "../domains/chain/Types"
 import { readWalletFile } from "../domains/chain/WalletFile"
 import { AppConfig } from "../platform/Config"
 import { SqlLive } from "../platform/infra/Sql"
+import { runWalletCandidates } from "./walletCandidates"
 import { runWalletIdentity } from "./walletIdentity"
 
 const USAGE = `usage:
@@ -21,12 +23,14 @@ const USAGE = `usage:
   npm run wallets -- list [--json]
   npm run -s wallets -- classify --from N --to M [--json] [--dry-run]
   npm run wallets -- identity set|unset|show …   (npm run wallets -- identity for its usage)
+  npm run wallets -- candidates [--status S] [--json] | candidates approve ADDRESS | candidates reject ADDRESS --reason TEXT
 A CSV file has a header naming address,label and optionally cohort (mega, large, mid, small; default mid);
 a JSON file is an array of {"address", "label", "cohort"?} objects.`
 
 const identityVerb = process.argv[2] === "classify" || process.argv[2] === "identity"
+const candidatesVerb = process.argv[2] === "candidates"
 
-const { positionals, values } = identityVerb ? { positionals: [], values: { json: false, help: false } } : parseArgs({
+const { positionals, values } = identityVerb || candidatesVerb ? { positionals: [], values: { json: false, help: false } } : parseArgs({
   allowPositionals: true,
   options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }
 })
@@ -80,4 +84,5 @@ const Live = ChainRepo.Default.pipe(
 )
 
 if (identityVerb) runWalletIdentity()
+else if (candidatesVerb) runWalletCandidates()
 else NodeRuntime.runMain(program.pipe(Effect.provide(Live)), { disablePrettyLogger: true })

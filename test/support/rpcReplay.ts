@@ -5,7 +5,8 @@
  * Methods: eth_chainId, net_version, eth_blockNumber, eth_getBlockByNumber / eth_getBlockByHash (hashes or
  * full transactions), eth_getTransactionByHash, eth_getTransactionReceipt, eth_getLogs (block range or hash,
  * address, topics with OR-lists and nulls), eth_call for symbol()/decimals() of tokens in the token-list fixture
- * (MKR answers bytes32, like the real contract; other addresses and selectors revert), eth_getCode, and batches.
+ * (MKR answers bytes32, like the real contract; other addresses and selectors revert), balanceOf(holder) of any
+ * token and eth_getBalance (0 unless `setBalance` gave one), eth_getCode, and batches.
  * Signatures are not in the recording: v/r/s are zero placeholders. Receipt blooms are zero.
  *
  * The recording holds no contract code either: eth_getCode answers a stand-in (`REPLAY_CONTRACT_CODE`) for every
@@ -84,6 +85,8 @@ export interface RpcReplayServer {
   setCode(address: string, code: string): void
   /** Answers symbol()/decimals() for a token from now on (a contract that stopped reverting, for re-read tests). */
   addToken(address: string, symbol: string, decimals: number): void
+  /** balanceOf(holder) of `token` (or eth_getBalance for "eth") answers `amount` (base units) from now on. */
+  setBalance(holder: string, token: string, amount: bigint): void
   close(): Promise<void>
 }
 
@@ -219,9 +222,15 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       .filter((l) => matches(l.address, filter.address) && (filter.topics ?? []).every((t, i) => l.topics[i] !== undefined ? matches(l.topics[i]!, t) : t == null))
       .map(rpcLog)
   }
+  const balances = new Map<string, bigint>()
   const ethCall = (request: { to?: string; data?: string; input?: string }) => {
     const token = tokens.get(String(request.to ?? "").toLowerCase())
-    const selector = String(request.data ?? request.input ?? "").slice(0, 10)
+    const input = String(request.data ?? request.input ?? "")
+    const selector = input.slice(0, 10)
+    if (selector === "0x70a08231") {
+      const holder = `0x${input.slice(34, 74).toLowerCase()}`
+      return encodeAbiParameters([{ type: "uint256" }], [balances.get(`${String(request.to).toLowerCase()}:${holder}`) ?? 0n])
+    }
     if (token !== undefined && selector === "0x95d89b41") {
       return token.symbol === "MKR" ? pad(stringToHex("MKR"), { dir: "right" }) : encodeAbiParameters([{ type: "string" }], [token.symbol])
     }
@@ -243,6 +252,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
       case "eth_getLogs": return getLogs(p[0] ?? {})
       case "eth_call": return ethCall(p[0] ?? {})
       case "eth_getCode": return codes.get(String(p[0]).toLowerCase()) ?? "0x"
+      case "eth_getBalance": return q(balances.get(`eth:${String(p[0]).toLowerCase()}`) ?? 0n)
       // geth's debug_traceTransaction with the callTracer, only when the test gave traces (a node without them
       // answers "method not found", as the default below).
       case "debug_traceTransaction": {
@@ -383,6 +393,7 @@ export const startRpcReplay = async (options: RpcReplayOptions = {}): Promise<Rp
     clearFaults: () => { faults.length = 0 },
     clearReorgs: () => reorged.clear(),
     setCode: (address, code) => { codes.set(address.toLowerCase(), code) },
+    setBalance: (holder, token, amount) => { balances.set(`${token.toLowerCase()}:${holder.toLowerCase()}`, amount) },
     addToken: (address, symbol, decimals) => { tokens.set(address.toLowerCase(), { chainId: 1, address, symbol, decimals }) },
     close: () => new Promise<void>((ok) => {
       for (const socket of sockets.clients) socket.terminate()

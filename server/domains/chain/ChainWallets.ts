@@ -24,6 +24,15 @@ export class ChainWallets extends Effect.Service<ChainWallets>()("app/ChainWalle
         yield* repo.untrackCustomWallet(address)
       }),
 
+      /** A wallet found on chain joins the tracked set (false: the address is tracked from another source). */
+      trackDiscovered: (address: string, label: string, cohort: "mega" | "large" | "mid") => repo.trackDiscoveredWallet(address, label, cohort),
+      /** A discovered wallet's cohort, from its measured size. */
+      setDiscoveredCohort: (address: string, cohort: "mega" | "large" | "mid") => repo.setDiscoveredCohort(address, cohort),
+      /** A discovered wallet leaves the tracked set (its row and records stay). */
+      untrackDiscovered: (address: string) => repo.untrackDiscoveredWallet(address),
+      /** How many discovered wallets are tracked now. */
+      discoveredCount: repo.discoveredCount,
+
       /** The active tracked wallets with their label and source (seed, import, custom, discovered, demo). */
       tracked: repo.listWallets.pipe(Effect.map((rows) => rows.filter((r) => r.active))),
 

@@ -221,6 +221,26 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
           INSERT INTO tracked_wallets (address, label, cohort, source) VALUES (${address}, ${label}, 'mid', 'custom')
           ON CONFLICT (address) DO UPDATE SET active = true WHERE tracked_wallets.source = 'custom'`.pipe(Effect.asVoid, Effect.orDie),
 
+      /**
+       * A wallet found on chain joins the tracked set (source 'discovered'), or one that left comes back; rows of
+       * other sources are never touched (false then). Whale discovery (identity domain) through ChainWallets.
+       */
+      trackDiscoveredWallet: (address: string, label: string, cohort: string) =>
+        sql<{ address: string }>`
+          INSERT INTO tracked_wallets (address, label, cohort, source) VALUES (${address}, ${label}, ${cohort}, 'discovered')
+          ON CONFLICT (address) DO UPDATE SET active = true, cohort = EXCLUDED.cohort WHERE tracked_wallets.source = 'discovered'
+          RETURNING address`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      setDiscoveredCohort: (address: string, cohort: string) =>
+        sql`UPDATE tracked_wallets SET cohort = ${cohort} WHERE address = ${address} AND source = 'discovered' AND cohort <> ${cohort}`
+          .pipe(Effect.asVoid, Effect.orDie),
+
+      untrackDiscoveredWallet: (address: string) =>
+        sql`UPDATE tracked_wallets SET active = false WHERE address = ${address} AND source = 'discovered'`.pipe(Effect.asVoid, Effect.orDie),
+
+      discoveredCount: sql<{ n: number }>`SELECT count(*)::int AS n FROM tracked_wallets WHERE source = 'discovered' AND active`
+        .pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie),
+
       untrackCustomWallet: (address: string) =>
         sql`UPDATE tracked_wallets SET active = false WHERE address = ${address} AND source = 'custom'`.pipe(Effect.asVoid, Effect.orDie),
 

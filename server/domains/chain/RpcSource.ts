@@ -199,6 +199,15 @@ export const makeRpcSource = (options: RpcSourceOptions) =>
       getCodes: (addresses) =>
         call("eth_getCode", () => Promise.all(addresses.map((address) =>
           client.getCode({ address: address as Hex }).then((code) => (code ?? "0x").toLowerCase(), () => null)))),
+      getBalances: (holders, tokens) =>
+        call("eth_getBalance", () => Promise.all(holders.map(async (holder) => {
+          const [eth, ...held] = await Promise.all([
+            client.getBalance({ address: holder as Hex }).then((b) => b, () => null),
+            ...tokens.map((token) => client.readContract({ address: token as Hex, abi: erc20Abi, functionName: "balanceOf", args: [holder as Hex] })
+              .then((b) => (typeof b === "bigint" ? b : null), () => null))
+          ])
+          return { eth: eth ?? null, tokens: held }
+        }))),
       readTotalSupply: (address) =>
         readOrNothing("eth_call", () => client.readContract({ address: address as Hex, abi: erc20Abi, functionName: "totalSupply" })).pipe(
           Effect.map((supply) => (typeof supply === "bigint" && supply >= 0n ? supply : null))),

@@ -38,6 +38,12 @@ export interface TokenMeta {
 
 export const UNKNOWN_TOKEN: TokenMeta = { symbol: "UNKNOWN", decimals: null }
 
+export interface HolderBalances {
+  readonly eth: bigint | null
+  /** In the order of the tokens asked. */
+  readonly tokens: ReadonlyArray<bigint | null>
+}
+
 export interface TxReceipt {
   readonly status: "success" | "reverted"
   readonly blockHash: string
@@ -75,6 +81,12 @@ export interface ChainSourceShape {
    * sources that hold no contract state (demo, replay).
    */
   readonly getCodes?: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string | null>, RpcError>
+  /**
+   * Each holder's ETH balance (`eth_getBalance`) and its balance of each token (`balanceOf` over `eth_call`) at the
+   * latest block, all sent together (one JSON-RPC batch over HTTP); null where that one read failed. Whale discovery
+   * measures candidates with it. Absent on sources that hold no contract state (demo, replay).
+   */
+  readonly getBalances?: (holders: ReadonlyArray<string>, tokens: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<HolderBalances>, RpcError>
   /**
    * Native ETH moved by the transaction's internal calls, from the node's call traces (Traces.ts); null when the
    * node offers no traces. Absent on sources without traces (demo, replay) or with CHAIN_TRACES=off.

@@ -1,19 +1,23 @@
 /**
- * Wallet identity (issue 28): who each address the chain meets is, and why. Brings the `WalletIdentity` service and
- * registers its block tap with the chain listener (BlockTaps.ts), so the behaviour rules run on every stored block in
- * the listener's path. No routes yet: the wallet page, the keyed wallet endpoint and the admin console's corrections
- * come with issue 28's parts 5–6; operators correct through `npm run wallets -- identity …`.
+ * Wallet identity (issue 28): who each address the chain meets is, and why. Brings the `WalletIdentity` and
+ * `WhaleDiscovery` services and registers two block taps with the chain listener (BlockTaps.ts): the identity
+ * engine, run on every stored block in the listener's path, then discovery's, which only queues the block for the
+ * `whale-discovery` actor (off the listener's path). Routes: the admin console's corrections and candidates (Http.ts).
  */
 import { Effect, Layer } from "effect"
 import { defineModule } from "../../platform/Module"
 import { ChainBlockTaps } from "../chain/BlockTaps"
+import { IdentityConfig } from "./Config"
+import { WhaleDiscovery } from "./Discovery"
 import { IdentityErrors } from "./Errors"
+import { IdentityRoutes } from "./Http"
 import { WalletIdentity } from "./WalletIdentity"
 
-/** The identity engine on every block the listener stores. */
+/** The identity engine on every block the listener stores; discovery's queue after it. */
 const IdentityTap = Layer.effectDiscard(Effect.gen(function* () {
   const taps = yield* ChainBlockTaps
   const identity = yield* WalletIdentity
+  const discovery = yield* WhaleDiscovery
   yield* taps.register({
     name: "identity",
     onBlock: ({ block, logs, source }) =>
@@ -21,10 +25,15 @@ const IdentityTap = Layer.effectDiscard(Effect.gen(function* () {
         Effect.tap(({ observed }) => Effect.logDebug(`identity: block ${block.number}: ${observed.met.length} addresses, ${observed.findings.length} findings, ${observed.sandwiches.length} sandwiches`))
       )
   })
+  yield* taps.register({ name: "whale-discovery", onBlock: discovery.enqueue })
 }))
+
+const Services = WhaleDiscovery.Default.pipe(Layer.provideMerge(WalletIdentity.Default))
 
 export const IdentityModule = defineModule({
   name: "identity",
-  layer: Layer.provideMerge(IdentityTap, WalletIdentity.Default),
+  config: IdentityConfig.Default,
+  layer: Layer.provideMerge(IdentityTap, Services),
+  routes: IdentityRoutes,
   errors: IdentityErrors
 })

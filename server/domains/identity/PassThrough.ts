@@ -84,21 +84,25 @@ const eligible = (tx: TxActivity, a: string | null, ctx: PassThroughContext, exc
   return !excluded(a) && !ctx.isExchange(a)
 }
 
+/** The ledger of `address` in the transaction's list (a module function: no closure a transaction). */
+const ledgerOf = (ledgers: Array<Ledger>, address: string, first: "in" | "out") => {
+  for (const l of ledgers) if (l.address === address) return l
+  const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: [] }
+  ledgers.push(l)
+  return l
+}
+
+const NONE: Array<Finding> = []
+
 export const passThroughFindings = (
   tx: TxActivity, block: number, ctx: PassThroughContext, excluded: (address: string) => boolean
 ): Array<Finding> => {
-  if (!trades(tx)) return []
+  if (!trades(tx)) return NONE
   const ledgers: Array<Ledger> = []
-  const ledgerOf = (address: string, first: "in" | "out") => {
-    for (const l of ledgers) if (l.address === address) return l
-    const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: [] }
-    ledgers.push(l)
-    return l
-  }
   for (const m of tx.moves) {
     const amount = Number(m.amount)
     if (eligible(tx, m.to, ctx, excluded)) {
-      const l = ledgerOf(m.to, "in")
+      const l = ledgerOf(ledgers, m.to, "in")
       if (m.logIndex < 0) l.unwrappedValue += amount
       if (m.from === null && l.unwrappedValue > 0) {
         // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
@@ -108,7 +112,7 @@ export const passThroughFindings = (
       } else flowIn(l.flows, m.token).inflow += amount
     }
     if (eligible(tx, m.from, ctx, excluded)) {
-      const l = ledgerOf(m.from, "out")
+      const l = ledgerOf(ledgers, m.from, "out")
       flowIn(l.flows, m.token).outflow += amount
       l.sent++
       if (m.to !== null) {

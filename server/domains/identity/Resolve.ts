@@ -91,6 +91,11 @@ type Chosen =
 
 const SOURCE_OF = { operator: "operator", label: "label_file", seed: "seed", rule: "rule" } as const
 
+// Module-level helpers, not closures per call: the engine resolves thousands of addresses a block, and under tsx
+// (esbuild's keepNames) every named closure is also a defineProperty call.
+const allowedBy = (vetoed: ReadonlyArray<WalletClass> | undefined, c: WalletClass) => vetoed === undefined || !vetoed.includes(c)
+const byRule = (e: Evidence, traded: boolean): Chosen => ({ by: "rule", class: e.class, confidence: weight(e, traded), exchange: e.exchange, evidence: e })
+
 /**
  * The identity of an address. `explain: false` leaves `reasons` empty: deciding costs little (one pass over the
  * evidence, nothing allocated but the result), the sentences do — the listener writes them only for what it stores.
@@ -98,31 +103,30 @@ const SOURCE_OF = { operator: "operator", label: "label_file", seed: "seed", rul
 export const resolveIdentity = (input: ResolveInput, explain = true): Identity => {
   const { correction, label, tracked } = input
   const vetoed = correction?.vetoed
-  const allowed = (c: WalletClass) => vetoed === undefined || !vetoed.includes(c)
   const fact = label !== undefined && !label.doubt ? label : undefined
   let traded = false
   for (const e of input.evidence) if (e.rule === "dex_swap") traded = true
   let top: Evidence | undefined
   let strong: Evidence | undefined
   for (const e of input.evidence) {
-    if (!allowed(e.class)) continue
+    if (!allowedBy(vetoed, e.class)) continue
     const w = weight(e, traded)
     if (top === undefined || w > weight(top, traded)) top = e
     if (w >= STRONG && NON_HUMAN_CLASSES.has(e.class) && (strong === undefined || w > weight(strong, traded))) strong = e
   }
-  const labelled = fact !== undefined && allowed(fact.class)
-  const seeded = tracked !== undefined && tracked.source !== "custom" && allowed("whale")
-  const byRule = (e: Evidence): Chosen => ({ by: "rule", class: e.class, confidence: weight(e, traded), exchange: e.exchange, evidence: e })
+  const labelled = fact !== undefined && allowedBy(vetoed, fact.class)
+  const seeded = tracked !== undefined && tracked.source !== "custom" && allowedBy(vetoed, "whale")
   const chosen: Chosen | undefined =
     correction?.class != null ? { by: "operator", class: correction.class, confidence: 1, exchange: correction.exchange }
     : labelled ? { by: "label", class: fact.class, confidence: 0.95, exchange: fact.exchange }
-    : strong !== undefined ? byRule(strong)
+    : strong !== undefined ? byRule(strong, traded)
     : seeded ? { by: "seed", class: "whale", confidence: 0.9, exchange: null }
-    : top !== undefined ? byRule(top)
+    : top !== undefined ? byRule(top, traded)
     : undefined
 
   const reasons: Array<string> = []
   if (explain) {
+    const allowed = (c: WalletClass) => allowedBy(vetoed, c)
     const add = (r: string) => void (reasons.includes(r) || reasons.push(r))
     const labelReason = () => `labelled "${fact!.name}" in ${fact!.file}`
     const seedReason = () => `tracked wallet "${tracked!.label}" (${tracked!.source})`

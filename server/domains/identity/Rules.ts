@@ -49,8 +49,14 @@ export const runRules = (activity: BlockActivity, ctx: RuleContext): BlockFindin
     if (set === undefined) searchers.set(txHash, new Set([address]))
     else set.add(address)
   }
-  for (const f of findings) for (const txHash of [f.txHash, ...(f.relatedTxs ?? [])]) addSearcher(txHash, f.address)
-  const isExchange = (a: string) => ctx.exchangeOf(a) !== undefined
+  for (const f of findings) {
+    addSearcher(f.txHash, f.address)
+    if (f.relatedTxs !== undefined) for (const txHash of f.relatedTxs) addSearcher(txHash, f.address)
+  }
+  const passCtx = { isExchange: (a: string) => ctx.exchangeOf(a) !== undefined }
+  // One closure for the block (not one a transaction): it reads the current transaction's searchers.
+  let searchersOfTx: Set<string> | undefined
+  const isSearcher = (a: string) => searchersOfTx?.has(a) === true
   const arbitrages: Array<Arbitrage> = []
   const pools = new Set<string>()
   const traders = new Set<string>()
@@ -61,11 +67,10 @@ export const runRules = (activity: BlockActivity, ctx: RuleContext): BlockFindin
       findings.push(f)
       addSearcher(tx.hash, f.address)
     }
-    const searchersOfTx = searchers.get(tx.hash)
-    const isSearcher = (a: string) => searchersOfTx?.has(a) === true
+    searchersOfTx = searchers.get(tx.hash)
     if (tx.moves.length > 0) {
-      findings.push(...passThroughFindings(tx, block, { isExchange }, isSearcher))
-      findings.push(...sweepFindings(tx, block, ctx, isSearcher))
+      for (const f of passThroughFindings(tx, block, passCtx, isSearcher)) findings.push(f)
+      for (const f of sweepFindings(tx, block, ctx, isSearcher)) findings.push(f)
     }
     for (const s of tx.swaps) {
       if (pools.has(s.pool)) continue

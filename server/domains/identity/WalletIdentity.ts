@@ -140,6 +140,13 @@ export class WalletIdentity extends Effect.Service<WalletIdentity>()("app/Wallet
 
       history: (address: string) => repo.history(address.toLowerCase()),
 
+      /** The operators' corrections, newest first (of one address when given). */
+      corrections: Effect.fn("WalletIdentity.corrections")(function* (address: string | null = null, limit = 100) {
+        yield* refresh
+        const a = address?.toLowerCase() ?? null
+        return log.filter((c) => a === null || c.address === a).slice(-limit).reverse()
+      }),
+
       observe: Effect.fn("WalletIdentity.observe")(function* (block: ChainBlock, logs: ReadonlyArray<RawLog>, source: Pick<ChainSourceShape, "getCodes">) {
         yield* refresh
         return yield* observeBlock({ book, load: repo.load, store: repo.store, ...(source.getCodes ? { getCodes: source.getCodes } : {}) }, block, logs)
