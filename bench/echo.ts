@@ -19,6 +19,8 @@ const PER_USER = Number(process.env.BENCH_TRADES_PER_USER ?? 3)
 const HTTP_REQUESTS = Number(process.env.BENCH_HTTP_REQUESTS ?? 400)
 const HTTP_CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 8)
 const SQL_CONCURRENCY = 32
+/** Issue 31: the actor path must pay for itself. */
+const TARGET = 1.5
 
 // Production actor timings (the test harness shortens them: a 300 ms claim idle would redeliver entries still being handled).
 const app = await startApp({ env: { ...QUIET_CHAIN, LOG_LEVEL: "error", DB_POOL_SIZE: "10", ACTOR_CLAIM_IDLE_MS: "15000", ACTOR_BLOCK_MS: "2000", ACTOR_STATS_INTERVAL_MS: "5000" } })
@@ -92,7 +94,9 @@ try {
   console.log(`bench:echo  ${USERS} users × ${PER_USER} trades = ${n} trades  (${backend})`)
   console.log(`  through the actor (echo.cmd → entity → priced → row-locked transaction): ${actorRate.toFixed(0)} trades/s  (${actorSeconds.toFixed(2)} s)`)
   console.log(`  baseline, direct SQL transactions with row locks (${SQL_CONCURRENCY} at once):  ${sqlRate.toFixed(0)} trades/s  (${sqlSeconds.toFixed(2)} s)`)
-  console.log(`  ratio actor / baseline: ${(actorRate / sqlRate).toFixed(2)}x`)
+  const ratio = actorRate / sqlRate
+  console.log(`  ratio actor / baseline: ${ratio.toFixed(2)}x`)
+  console.log(`  target actor/baseline ≥ ${TARGET}×: ${ratio >= TARGET ? "met" : "NOT met"}`)
   console.log(`  POST /api/echo/trade × ${HTTP_REQUESTS} (${HTTP_CONCURRENCY} at once): p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms${failures ? `, ${failures} non-200` : ""}`)
 } finally {
   await app.close()

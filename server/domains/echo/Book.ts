@@ -47,7 +47,7 @@ export interface Applied {
   readonly replayed: boolean
 }
 
-const rejectionError = (r: Rejection, field: string, input: unknown) =>
+export const rejectionError = (r: Rejection, field: string, input: unknown) =>
   r.kind === "insufficient_cash"
     ? new InsufficientCash({ available_cash: r.available_cash, required_usd: r.required_usd })
     : r.kind === "insufficient_holdings"

@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import type { AuthGuards } from "../accounts/Guards"
 import type { AnyRoute } from "../../platform/http/Route"
 import { defineModule } from "../../platform/Module"
+import { EchoBatch } from "./Batch"
 import { EchoBook } from "./Book"
 import { EchoConfig } from "./Config"
 import { Echo } from "./Echo"
@@ -19,7 +20,8 @@ import { EchoPageRoutes } from "./Page"
 import { EchoRepo } from "./Repo"
 import { EchoSettings } from "./Settings"
 
-const Core = Layer.mergeAll(EchoBook.Default, EchoRepo.Default, MarketRepo.Default)
+// The batched write path of the echo-portfolio actor's trades sits on the one-at-a-time book (pricing, pushes).
+const Core = EchoBatch.Default.pipe(Layer.provideMerge(Layer.mergeAll(EchoBook.Default, EchoRepo.Default, MarketRepo.Default)))
 
 export const EchoLive = Layer.mergeAll(Echo.Default, EchoMarket.Default, EchoSettings.Default).pipe(
   Layer.provideMerge(Core),
