@@ -257,7 +257,7 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
     const heldTokens = (userId: number) => Effect.map(repo.read(userId), (loaded): ReadonlyArray<string> => (loaded ? [...loaded.book.holdings.keys()] : []))
 
     return {
-      view, push, touch, tradable, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract,
+      view, push, touch, tradable, replayOf, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract,
       recordOutcome, resetOnce, retractCopy, holding, heldTokens,
       /** An auto-copy not taken, kept as a shadow position with its reason (once per command). */
       recordSkip: repo.insertShadow,

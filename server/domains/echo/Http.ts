@@ -15,7 +15,9 @@ import { Guard } from "../../platform/http/Guards"
 import { route, type Guard as GuardT, type RequestInfo } from "../../platform/http/Route"
 import { EchoBook } from "./Book"
 import { Echo } from "./Echo"
+import { EchoConfig } from "./Config"
 import { EchoMarket } from "./Market"
+import { EchoRelay } from "./Relay"
 import { EchoSettings } from "./Settings"
 
 /**
@@ -33,6 +35,8 @@ export const EchoRoutes = Effect.gen(function* () {
   const echo = yield* Echo
   const book = yield* EchoBook
   const market = yield* EchoMarket
+  const relay = yield* EchoRelay
+  const { httpTrades } = yield* EchoConfig
 
   /** Whale tier (or the free preview, or an administrator), while Echo is live. */
   const gate: GuardT<AuthUser> = {
@@ -61,7 +65,13 @@ export const EchoRoutes = Effect.gen(function* () {
   return [
     route(E.portfolio, { guard: gate, handler: ({ auth }) => echo.portfolio(auth.id).pipe(touched(auth.id, false)) }),
     route(E.feed, { guard: gate, handler: ({ query }) => market.feed(query.page, query.limit) }),
-    route(E.trade, { guard: gate, handler: ({ auth, body, req }) => book.manual(auth.id, commandIdOf(req, auth.id, body.command_id), body).pipe(touched(auth.id, true)) }),
+    // ECHO_HTTP_TRADES: applied here under the row lock (direct, the default), or by the user's actor (docs/domains/echo.md).
+    route(E.trade, {
+      guard: gate,
+      handler: ({ auth, body, req }) => httpTrades === "actor"
+        ? relay.trade(auth.id, commandIdOf(req, auth.id, body.command_id), body)
+        : book.manual(auth.id, commandIdOf(req, auth.id, body.command_id), body).pipe(touched(auth.id, true))
+    }),
     route(E.copy, {
       guard: gate,
       handler: ({ auth, body, req }) =>
