@@ -66,7 +66,7 @@ const httpLoad = async (app: TestApp, mode: string, users: number) => {
 const httpPhases = async (app: TestApp, mode: string) => [await httpLoad(app, mode, 1), await httpLoad(app, mode, HTTP_USERS)]
 const httpRows: Array<string> = []
 
-const app = await startApp({ env: APP_ENV })
+const app = await startApp({ env: { ...APP_ENV, ECHO_HTTP_TRADES: "direct" } })
 const run = <A>(e: Effect.Effect<A, unknown, any>) => app.runtime.runPromise(e as Effect.Effect<A, unknown, never>)
 try {
   await seedPrices(app)
@@ -106,7 +106,7 @@ try {
   await run(Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) => trade(sqlUsers[i % USERS]!, i), { concurrency: SQL_CONCURRENCY, discard: true }))
   const sqlSeconds = (performance.now() - t1) / 1000
 
-  // ---- HTTP: this app applies trades in the request (direct); a second app sends them to the actor ----
+  // ---- HTTP: this app applies trades in the request (ECHO_HTTP_TRADES=direct); a second app sends them to the actor (the default) ----
   httpRows.push(...await httpPhases(app, "direct"))
   const actorRate = n / actorSeconds
   const sqlRate = n / sqlSeconds

@@ -33,7 +33,7 @@ export const echoConfig = Config.all({
   boardMinDays: Config.integer("ECHO_BOARD_MIN_DAYS").pipe(Config.withDefault(3)),
   boardMinClosed: Config.integer("ECHO_BOARD_MIN_CLOSED_TRADES").pipe(Config.withDefault(5)),
   maxAutoCopyRules: Config.integer("ECHO_MAX_AUTOCOPY_WALLETS").pipe(Config.withDefault(20)),
-  httpTrades: Config.literal("direct", "actor")("ECHO_HTTP_TRADES").pipe(Config.withDefault("direct" as const))
+  httpTrades: Config.literal("direct", "actor")("ECHO_HTTP_TRADES").pipe(Config.withDefault("actor" as const))
 }).pipe(
   Config.map((c): EchoConfigShape => ({
     startCash: c.startCash,
