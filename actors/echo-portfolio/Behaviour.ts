@@ -1,8 +1,11 @@
 /**
- * The echo-portfolio actor: consumes `echo.cmd` and hands each command to its user's entity (Entities.ts), which
- * serializes that user's commands; different users run side by side (up to CONCURRENCY at once per process).
- * Every command is applied exactly once by its `messageId` (EchoBook's unique command id); an expected rejection
- * (not enough cash, an unpriced token) is recorded as the command's outcome and acked — redelivery answers the same.
+ * The echo-portfolio actor: consumes `echo.cmd`, up to 512 commands a read, in stream order and in runs of one kind.
+ * A run of `Trade`/`Touch` commands is ONE transaction for all its users (EchoBatch, issue 31): priced once per token,
+ * rows locked in user order, one statement per table; the mailbox acks the read (one XACK) only after the commit, so
+ * a crash mid-read redelivers it and what was committed is found applied. Any other command goes to its user's entity
+ * (Entities.ts), which serializes that user's commands; different users run side by side (up to CONCURRENCY at once).
+ * Every command is applied exactly once by its `messageId`; an expected rejection (not enough cash, an unpriced token)
+ * is recorded as the command's outcome and acked — redelivery answers the same.
  *
  * Its companion, echo-watch, consumes `chain.tx` (its own group, new records only): every priced record marks the
  * entities holding that token for a live revaluation; a DEX record of a wallet some users auto-copy becomes one
