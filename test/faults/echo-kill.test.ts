@@ -23,7 +23,7 @@ const skip = skipWithout("DATABASE_URL") || skipWithout("REDIS_URL") || Boolean(
 const N = Number(process.env.FAULT_ECHO_COMMANDS ?? 6_000)
 const USERS = 150
 const KILLS = Number(process.env.FAULT_KILLS ?? 4)
-const START = 5_000
+const START = 2_000
 const UNI = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984"
 const prefix = `fault-echo:${randomBytes(3).toString("hex")}:`
 const dataDir = mkdtempSync(join(tmpdir(), "whale-fault-echo-"))
@@ -78,12 +78,12 @@ it.skipIf(skip)(`applies every command once with ${KILLS} SIGKILLs mid-read, boo
     VALUES ('0x${"1".padStart(64, "0")}', 0, '0x${"1".repeat(40)}', '${UNI}', 'UNI', 'dex_buy', 10000, 1, 100000, 10, 'USDC', 'uniswap', 100, '0xb100', now(), 'rpc')`)
   const users = (await pg.query<{ id: string }>(
     `INSERT INTO users (email, password_hash) SELECT 'kill' || g || '@example.com', 'x' FROM generate_series(1, $1::int) g RETURNING id`, [USERS])).rows.map((r) => Number(r.id))
-  // Per user: buys of $90 and sells of 3 UNI; a sell that finds too little held is rejected (nothing goes short), the rest apply.
+  // Per user: buys of $90 and sells of 3 UNI; $2,000 runs out after about 20 buys of $99 (gas included): the later buys are rejected (no overdraft); a sell that finds too little held is rejected too (nothing goes short).
   for (let i = 0; i < N; i += 500) {
     const multi = redis.multi()
     for (let j = i; j < Math.min(N, i + 500); j++) {
       const userId = users[j % USERS]!
-      const cmd = j % 3 === 2
+      const cmd = Math.floor(j / USERS) % 3 === 2
         ? { _tag: "Trade", messageId: `k:${j}`, userId, side: "SELL", token: UNI, quantity: 3 }
         : { _tag: "Trade", messageId: `k:${j}`, userId, side: "BUY", token: UNI, usd: 90 }
       multi.addCommand(["XADD", `${prefix}echo.cmd`, "*", "p", JSON.stringify(cmd)])
