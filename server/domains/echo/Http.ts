@@ -51,12 +51,16 @@ export const EchoRoutes = Effect.gen(function* () {
       return yield* Effect.fail(new Forbidden({ message: "Echo needs the whale tier", code: "tier_required", extra: { required_tier: "whale", tier: user.tier } }))
     })
   }
-  /** The user's portfolio entity follows prices while the user is active: touched on writes, and on reads at most every 30 s. */
+  /**
+   * The user's portfolio entity follows prices while the user is active: touched on writes, and on reads at most every
+   * 30 s — or every half idle time when that is shorter, so a reading user's entity is never passivated between touches.
+   */
+  const touchEveryMs = Math.min(30_000, Math.max(1, Math.floor(book.idleMs / 2)))
   const lastTouch = new Map<number, number>()
   const touched = <A, E>(userId: number, force: boolean) => (effect: Effect.Effect<A, E>) =>
     effect.pipe(Effect.tap(() => {
       const now = Date.now()
-      if (!force && now - (lastTouch.get(userId) ?? 0) < 30_000) return Effect.void
+      if (!force && now - (lastTouch.get(userId) ?? 0) < touchEveryMs) return Effect.void
       if (lastTouch.size > 100_000) lastTouch.clear()
       lastTouch.set(userId, now)
       return book.touch(userId)
