@@ -1,8 +1,11 @@
 /**
- * The echo-portfolio actor: consumes `echo.cmd` and hands each command to its user's entity (Entities.ts), which
- * serializes that user's commands; different users run side by side (up to CONCURRENCY at once per process).
- * Every command is applied exactly once by its `messageId` (EchoBook's unique command id); an expected rejection
- * (not enough cash, an unpriced token) is recorded as the command's outcome and acked — redelivery answers the same.
+ * The echo-portfolio actor: consumes `echo.cmd`, up to 512 commands a read, in stream order and in runs of one kind.
+ * A run of `Trade`/`Touch` commands is ONE transaction for all its users (EchoBatch, issue 31): priced once per token,
+ * rows locked in user order, one statement per table; the mailbox acks the read (one XACK) only after the commit, so
+ * a crash mid-read redelivers it and what was committed is found applied. Any other command goes to its user's entity
+ * (Entities.ts), which serializes that user's commands; different users run side by side (up to CONCURRENCY at once).
+ * Every command is applied exactly once by its `messageId`; an expected rejection (not enough cash, an unpriced token)
+ * is recorded as the command's outcome and acked — redelivery answers the same.
  *
  * Its companion, echo-watch, consumes `chain.tx` (its own group, new records only): every priced record marks the
  * entities holding that token for a live revaluation; a DEX record of a wallet some users auto-copy becomes one
@@ -12,6 +15,7 @@
  */
 import { Effect } from "effect"
 import { ChainStreamMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction } from "../../schema/streams"
+import { EchoBatch } from "../../server/domains/echo/Batch"
 import { EchoBook, type EchoError } from "../../server/domains/echo/Book"
 import { Bus } from "../../server/platform/infra/Bus"
 import { streamActor } from "../../server/platform/actors/Actor"
@@ -21,15 +25,19 @@ import { EchoCommand } from "./Protocol"
 const CONCURRENCY = 32
 
 type AutoCopy = Extract<EchoCommand, { _tag: "AutoCopy" }>
+type Batched = Extract<EchoCommand, { _tag: "Trade" | "Touch" }>
+
+const batched = (c: EchoCommand): c is Batched => c._tag === "Trade" || c._tag === "Touch"
 
 export const EchoPortfolioActor = streamActor({
   name: "echo-portfolio",
   stream: STREAMS.echoCmd,
   schema: EchoCommand,
-  concurrency: CONCURRENCY,
-  batch: 128,
-  behaviour: Effect.gen(function* () {
+  // A read of up to 512 commands, many users in it: its trades in one transaction (EchoBatch), acked in one XACK after it.
+  batch: 512,
+  behaviourMany: Effect.gen(function* () {
     const book = yield* EchoBook
+    const batch = yield* EchoBatch
     const entities = yield* EchoEntities
 
     /** An expected rejection: recorded as the command's outcome (once) and acked. */
@@ -90,7 +98,32 @@ export const EchoPortfolioActor = streamActor({
       }
     }
 
-    return (c: EchoCommand) => entities.run(c.userId, handle(c)).pipe(Effect.annotateLogs({ user: c.userId, command: c._tag }))
+    /** A run of trades (and touches) of the read: one transaction for all their users, in stream order per user. */
+    const applyRun = (run: ReadonlyArray<Batched>) => Effect.gen(function* () {
+      const trades = run.filter((c): c is Extract<Batched, { _tag: "Trade" }> => c._tag === "Trade")
+      const result = yield* batch.trades(trades)
+      const lookers = [...new Set(run.filter((c) => c._tag === "Touch" && !result.held.has(c.userId)).map((c) => c.userId))]
+      const held = new Map([...result.held, ...(yield* batch.heldTokens(lookers))])
+      yield* Effect.forEach(held, ([userId, tokens]) => entities.observe(userId, tokens), { discard: true })
+    })
+
+    /** Any other command alone on its user's entity; different users side by side, each user's in order (FIFO). */
+    const applyEach = (run: ReadonlyArray<EchoCommand>) =>
+      Effect.forEach(run, (c) => entities.run(c.userId, handle(c)).pipe(Effect.annotateLogs({ user: c.userId, command: c._tag })),
+        { concurrency: CONCURRENCY, discard: true })
+
+    // The read in stream order, cut into runs of one kind: a reset or a copy between two trades of a user stays between them.
+    return (messages: ReadonlyArray<EchoCommand>) => Effect.gen(function* () {
+      let i = 0
+      while (i < messages.length) {
+        const kind = batched(messages[i]!)
+        let j = i
+        while (j < messages.length && batched(messages[j]!) === kind) j++
+        const run = messages.slice(i, j)
+        yield* kind ? applyRun(run as ReadonlyArray<Batched>) : applyEach(run)
+        i = j
+      }
+    })
   })
 })
 

@@ -55,6 +55,16 @@ export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoE
       )
     })
 
+    /**
+     * A user's commands were applied elsewhere in this actor (a batched read, which runs one read at a time and so
+     * already serializes every user's commands): the entity is created or kept active, with the tokens now held.
+     */
+    const observe = (userId: number, tokens: ReadonlyArray<string>) => Effect.gen(function* () {
+      const e = yield* entityOf(userId)
+      e.lastActive = yield* now
+      e.tokens = new Set(tokens)
+    })
+
     /** A price moved: mark the entities holding the token (pushed by the ticker). */
     const priceMoved = (token: string) => Effect.sync(() => {
       let n = 0
@@ -86,6 +96,7 @@ export class EchoEntities extends Effect.Service<EchoEntities>()("app/echo/EchoE
 
     return {
       run,
+      observe,
       priceMoved,
       sweep,
       flush,

@@ -1,6 +1,7 @@
 /**
- * EchoBook: the one write path of a user's simulated portfolio. Every command — an HTTP trade or copy, a command
- * from `echo.cmd` handled by the echo-portfolio actor, an auto-copy, a reset, a retraction — is priced first
+ * EchoBook: the write path of a user's simulated portfolio, one command at a time (the actor's reads of `Trade`
+ * commands take the same steps for many users at once: Batch.ts). Every command — an HTTP copy (or trade, with
+ * ECHO_HTTP_TRADES=direct), a copy from `echo.cmd`, an auto-copy, a reset, a retraction — is priced first
  * (outside any lock), then applied in one transaction that holds the portfolio row lock (`FOR UPDATE`):
  *   1. a trade with this command id already exists → the same answer again (`replayed`), nothing applied twice;
  *   2. the pure ledger (Ledger.trade) decides: a rejection changes nothing (and is raised with what was available);
@@ -47,7 +48,7 @@ export interface Applied {
   readonly replayed: boolean
 }
 
-const rejectionError = (r: Rejection, field: string, input: unknown) =>
+export const rejectionError = (r: Rejection, field: string, input: unknown) =>
   r.kind === "insufficient_cash"
     ? new InsufficientCash({ available_cash: r.available_cash, required_usd: r.required_usd })
     : r.kind === "insufficient_holdings"
@@ -257,7 +258,7 @@ export class EchoBook extends Effect.Service<EchoBook>()("app/echo/EchoBook", {
     const heldTokens = (userId: number) => Effect.map(repo.read(userId), (loaded): ReadonlyArray<string> => (loaded ? [...loaded.book.holdings.keys()] : []))
 
     return {
-      view, push, touch, tradable, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract,
+      view, push, touch, tradable, replayOf, priceManual, priceCopy, findRecord, apply, manual, copy, reset, retract,
       recordOutcome, resetOnce, retractCopy, holding, heldTokens,
       /** An auto-copy not taken, kept as a shadow position with its reason (once per command). */
       recordSkip: repo.insertShadow,

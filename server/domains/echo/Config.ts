@@ -12,6 +12,8 @@ export interface EchoConfigShape {
   readonly boardMinDays: number
   readonly boardMinClosed: number
   readonly maxAutoCopyRules: number
+  /** `POST /api/echo/trade`: applied by the request itself under the row lock (`direct`), or sent to the user's actor (`actor`). */
+  readonly httpTrades: "direct" | "actor"
 }
 
 const num = (name: string, fallback: number) => Config.number(name).pipe(Config.withDefault(fallback))
@@ -30,7 +32,8 @@ export const echoConfig = Config.all({
   settingsPollMs: Config.integer("ECHO_SETTINGS_POLL_MS").pipe(Config.withDefault(2_000)),
   boardMinDays: Config.integer("ECHO_BOARD_MIN_DAYS").pipe(Config.withDefault(3)),
   boardMinClosed: Config.integer("ECHO_BOARD_MIN_CLOSED_TRADES").pipe(Config.withDefault(5)),
-  maxAutoCopyRules: Config.integer("ECHO_MAX_AUTOCOPY_WALLETS").pipe(Config.withDefault(20))
+  maxAutoCopyRules: Config.integer("ECHO_MAX_AUTOCOPY_WALLETS").pipe(Config.withDefault(20)),
+  httpTrades: Config.literal("direct", "actor")("ECHO_HTTP_TRADES").pipe(Config.withDefault("actor" as const))
 }).pipe(
   Config.map((c): EchoConfigShape => ({
     startCash: c.startCash,
@@ -42,7 +45,8 @@ export const echoConfig = Config.all({
     settingsPollMs: c.settingsPollMs,
     boardMinDays: c.boardMinDays,
     boardMinClosed: c.boardMinClosed,
-    maxAutoCopyRules: c.maxAutoCopyRules
+    maxAutoCopyRules: c.maxAutoCopyRules,
+    httpTrades: c.httpTrades
   }))
 )
 

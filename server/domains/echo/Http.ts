@@ -15,7 +15,9 @@ import { Guard } from "../../platform/http/Guards"
 import { route, type Guard as GuardT, type RequestInfo } from "../../platform/http/Route"
 import { EchoBook } from "./Book"
 import { Echo } from "./Echo"
+import { EchoConfig } from "./Config"
 import { EchoMarket } from "./Market"
+import { EchoRelay } from "./Relay"
 import { EchoSettings } from "./Settings"
 
 /**
@@ -33,6 +35,8 @@ export const EchoRoutes = Effect.gen(function* () {
   const echo = yield* Echo
   const book = yield* EchoBook
   const market = yield* EchoMarket
+  const relay = yield* EchoRelay
+  const { httpTrades } = yield* EchoConfig
 
   /** Whale tier (or the free preview, or an administrator), while Echo is live. */
   const gate: GuardT<AuthUser> = {
@@ -47,12 +51,16 @@ export const EchoRoutes = Effect.gen(function* () {
       return yield* Effect.fail(new Forbidden({ message: "Echo needs the whale tier", code: "tier_required", extra: { required_tier: "whale", tier: user.tier } }))
     })
   }
-  /** The user's portfolio entity follows prices while the user is active: touched on writes, and on reads at most every 30 s. */
+  /**
+   * The user's portfolio entity follows prices while the user is active: touched on writes, and on reads at most every
+   * 30 s — or every half idle time when that is shorter, so a reading user's entity is never passivated between touches.
+   */
+  const touchEveryMs = Math.min(30_000, Math.max(1, Math.floor(book.idleMs / 2)))
   const lastTouch = new Map<number, number>()
   const touched = <A, E>(userId: number, force: boolean) => (effect: Effect.Effect<A, E>) =>
     effect.pipe(Effect.tap(() => {
       const now = Date.now()
-      if (!force && now - (lastTouch.get(userId) ?? 0) < 30_000) return Effect.void
+      if (!force && now - (lastTouch.get(userId) ?? 0) < touchEveryMs) return Effect.void
       if (lastTouch.size > 100_000) lastTouch.clear()
       lastTouch.set(userId, now)
       return book.touch(userId)
@@ -61,7 +69,13 @@ export const EchoRoutes = Effect.gen(function* () {
   return [
     route(E.portfolio, { guard: gate, handler: ({ auth }) => echo.portfolio(auth.id).pipe(touched(auth.id, false)) }),
     route(E.feed, { guard: gate, handler: ({ query }) => market.feed(query.page, query.limit) }),
-    route(E.trade, { guard: gate, handler: ({ auth, body, req }) => book.manual(auth.id, commandIdOf(req, auth.id, body.command_id), body).pipe(touched(auth.id, true)) }),
+    // ECHO_HTTP_TRADES: applied here under the row lock (direct, the default), or by the user's actor (docs/domains/echo.md).
+    route(E.trade, {
+      guard: gate,
+      handler: ({ auth, body, req }) => httpTrades === "actor"
+        ? relay.trade(auth.id, commandIdOf(req, auth.id, body.command_id), body)
+        : book.manual(auth.id, commandIdOf(req, auth.id, body.command_id), body).pipe(touched(auth.id, true))
+    }),
     route(E.copy, {
       guard: gate,
       handler: ({ auth, body, req }) =>
