@@ -34,7 +34,7 @@ export const WalletPageView: Component<{ params: Record<string, string> }> = (pr
           <Card title={code() === 422 ? "Not a wallet address" : "Wallet not found"} class="narrow">
             <p>{code() === 422
               ? <>“{s.address}” is not an Ethereum address (0x and 40 hex digits).</>
-              : <>We know nothing of <code>{s.address}</code>: it is not a tracked wallet and the identity engine has not met it.</>}</p>
+              : <>We know nothing of <code class="wl-address">{s.address}</code>: it is not a tracked wallet and the identity engine has not met it.</>}</p>
             <p><Link href="/wallets">Search the tracked wallets</Link></p>
           </Card>
         )}
