@@ -3,7 +3,7 @@
  * exchange deposits and withdrawals — with "copy in Echo" and "alert on this wallet". A skeleton while loading; an
  * address we know nothing of (or another user's custom wallet) is "not found", a malformed one "not an address".
  */
-import { createEffect, For, Show, type Component } from "solid-js"
+import { createEffect, createMemo, For, Show, type Component } from "solid-js"
 import { WhaleCategory } from "../../../../schema/records"
 import { Card } from "../../components/Card"
 import { TradeList } from "../../components/TradeList"
@@ -26,6 +26,8 @@ export const WalletPageView: Component<{ params: Record<string, string> }> = (pr
   const store = createWalletStore()
   const s = store.state
   createEffect(() => void store.load(props.params.address ?? ""))
+  // Pages come by id (storage order; the demo history stores older blocks after newer ones): shown by time.
+  const trades = createMemo(() => [...s.trades].sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id))
   const name = () => s.page?.identity.label ?? s.page?.your_label ?? s.page?.tracked?.label ?? shortAddress(s.address)
   return (
     <Show when={s.page} fallback={
@@ -66,7 +68,7 @@ export const WalletPageView: Component<{ params: Record<string, string> }> = (pr
               <For each={WhaleCategory.options}>{(c) => <option value={c}>{categoryLabel[c] ?? c}</option>}</For>
             </select>
           }>
-            <TradeList trades={s.trades} empty={s.tradesLoading ? "Loading trades…" : "No whale trades of this wallet recorded."} />
+            <TradeList trades={trades()} empty={s.tradesLoading ? "Loading trades…" : "No whale trades of this wallet recorded."} />
             <Show when={s.nextBeforeId !== null}>
               <p><button class="btn btn-quiet" disabled={s.tradesLoading} onClick={() => void store.more()}>{s.tradesLoading ? "Loading…" : "Older trades"}</button></p>
             </Show>
