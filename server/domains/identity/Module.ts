@@ -1,8 +1,8 @@
 /**
  * Wallet identity (issue 28): who each address the chain meets is, and why. Brings the `WalletIdentity` service and
  * registers its block tap with the chain listener (BlockTaps.ts), so the behaviour rules run on every stored block in
- * the listener's path. No routes yet: the wallet page, the keyed wallet endpoint and the admin console's corrections
- * come with issue 28's parts 5–6; operators correct through `npm run wallets -- identity …`.
+ * the listener's path. No routes of its own: the wallet page and the keyed wallet endpoints read `identityOf` through
+ * the wallets domain (server/domains/wallets); operators correct through `npm run wallets -- identity …`.
  */
 import { Effect, Layer } from "effect"
 import { defineModule } from "../../platform/Module"
