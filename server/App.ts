@@ -33,6 +33,7 @@ import { PicksModule } from "./domains/picks/Module"
 import { BacktestModule } from "./domains/backtest/Module"
 import { EmailModule } from "./domains/email/Module"
 import { WatchlistModule } from "./domains/watchlist/Module"
+import { WalletsModule } from "./domains/wallets/Module"
 import { PagesModule } from "./domains/pages/Module"
 import { ConsoleModule } from "./gateways/console/Module"
 import { DataApiModule } from "./gateways/dataapi/Module"
@@ -78,6 +79,7 @@ export const MODULES = [
   McpModule,
   ConsoleModule,
   AlertsModule,
+  WalletsModule,
   EchoModule,
   EmailModule,
   WatchlistModule,

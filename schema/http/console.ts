@@ -57,6 +57,8 @@ export const CONSOLE_PAGES = [
   { path: "/tokens/{token}", title: "Token", view: "token/Page", served: "shell" },
   // Public pages: the picks page for everyone; the backtest page explains its tier (alpha+) itself and shows the
   // public sample, so the server does not gate it (POST /api/backtest/run does).
+  { path: "/wallets", title: "Wallets", view: "wallets/Search", nav: "Wallets", served: "shell" },
+  { path: "/wallets/{address}", title: "Wallet", view: "wallets/Page", served: "shell" },
   { path: "/picks", title: "Whale picks", view: "picks/Page", nav: "Picks", served: "shell" },
   { path: "/backtest", title: "Backtest", view: "backtest/Page", nav: "Backtest", served: "shell" },
   { path: "/alerts", title: "Alerts", view: "alerts/Page", nav: "Alerts", served: "signed-in" },

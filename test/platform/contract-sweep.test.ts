@@ -68,7 +68,9 @@ describe("the contract sweep", () => {
       if (!op || !schema || Object.keys(schema).length === 0) continue
       const names = op.parameters.filter((p) => p.in === "path").map((p) => p.name)
       if (names.some((n) => values[n] === undefined && n !== "address")) continue
-      const path = (template.includes("/wallet/{address}") ? walletPath : template.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(values[n]!))) +
+      // The wallet pages and the keyed wallet endpoints: a wallet the demo chain trades with.
+      const filled = template.includes("/wallets/{address}") ? template.replace("{address}", trades[0]?.wallet ?? tokens[0]!.address) : template
+      const path = (template.includes("/wallet/{address}") ? walletPath : filled.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(values[n]!))) +
         (queries[template] ?? "")
       const callers: ReadonlyArray<Record<string, string>> = [{}, { authorization: `Bearer ${token}`, "x-api-key": apiKey }]
       for (const headers of callers) {

@@ -70,7 +70,8 @@ describe("operations endpoints", () => {
     expect(keyed.length).toBeGreaterThanOrEqual(8)
     for (const [path, ops] of keyed) {
       const sample = (ops as any).get["x-codeSamples"]?.[0]?.source as string | undefined
-      expect(sample, path).toMatch(new RegExp(`^curl -H "X-API-Key: \\$WHALE_API_KEY" "http[^"]+${path.replace(/[/]/g, "\\/")}`))
+      // A path parameter is filled with an example value (`{address}`: a seed wallet).
+      expect(sample, path).toMatch(new RegExp(`^curl -H "X-API-Key: \\$WHALE_API_KEY" "http[^"]+${path.replace(/[/]/g, "\\/").replace(/\{\w+\}/g, "[^/\"{}]+")}`))
     }
   })
 

@@ -1,8 +1,9 @@
 /** Whale trades as a table (wide screens) or stacked rows (phones), newest first. */
 import { For, Show, type Component } from "solid-js"
 import type { WhaleTrade } from "../../../schema/http/analytics"
-import { ago, amount, categoryLabel, isInflow, price, shortAddress, tokenName, usd } from "../lib/format"
+import { ago, amount, categoryLabel, isInflow, price, tokenName, usd } from "../lib/format"
 import { Link } from "../router"
+import { WalletLink } from "./WalletLink"
 import { useStore } from "../store"
 
 /** What a row shows: a feed trade (with its seq) or a stored one from the API. */
@@ -42,7 +43,7 @@ export const TradeList: Component<{ trades: ReadonlyArray<ListedTrade>; empty?: 
             <span role="cell" class="c-amount num">{amount(t.amount)}</span>
             <span role="cell" class={`c-value num strong ${isInflow(t.category) ? "pos" : "neg"}`}>{usd(t.usd)}</span>
             <span role="cell" class="c-price num muted">{price(t.price_usd)}</span>
-            <span role="cell" class="c-whale whale" title={t.wallet}>{t.wallet_label ?? shortAddress(t.wallet)}</span>
+            <span role="cell" class="c-whale whale"><WalletLink address={t.wallet} label={t.wallet_label} /></span>
             <span role="cell" class="c-venue muted venue">{t.venue ?? "—"}</span>
           </div>
         )}

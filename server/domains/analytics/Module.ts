@@ -6,11 +6,12 @@ import { AnalyticsConfig } from "./Config"
 import { AnalyticsRoutes } from "./Http"
 import { ReadModels } from "./ReadModels"
 import { Retractions } from "./Retractions"
+import { WalletFlows } from "./WalletFlows"
 
 export const AnalyticsModule = defineModule({
   name: "analytics",
   config: AnalyticsConfig.Default,
-  layer: Layer.mergeAll(AnalyticsConfig.Default, Analytics.Default, ReadModels.Default, Retractions.Default.pipe(Layer.provide(ReadModels.Default))),
+  layer: Layer.mergeAll(AnalyticsConfig.Default, Analytics.Default, ReadModels.Default, WalletFlows.Default, Retractions.Default.pipe(Layer.provide(ReadModels.Default))),
   routes: AnalyticsRoutes,
   // Every process: its own caches honour a reorg's retractions.
   processes: [{ name: "analytics-retractions", run: Effect.flatMap(Retractions, (r) => r.follow) }]

@@ -45,7 +45,7 @@ export class ChainWallets extends Effect.Service<ChainWallets>()("app/ChainWalle
         return {
           labelCategory: label?.category ?? null,
           labelName: label?.name ?? null,
-          tracked: tracked ? { label: tracked.label, source: tracked.source, active: tracked.active } : null
+          tracked: tracked ? { label: tracked.label, cohort: tracked.cohort, source: tracked.source, active: tracked.active } : null
         }
       })
     } as const

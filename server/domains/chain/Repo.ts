@@ -248,7 +248,7 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
       addressFacts: (address: string) =>
         Effect.all({
           label: sql<{ category: string; name: string }>`SELECT category, name FROM address_labels WHERE address = ${address}`,
-          tracked: sql<{ label: string; source: string; active: boolean }>`SELECT label, source, active FROM tracked_wallets WHERE address = ${address}`
+          tracked: sql<{ label: string; cohort: string; source: string; active: boolean }>`SELECT label, cohort, source, active FROM tracked_wallets WHERE address = ${address}`
         }).pipe(Effect.map(({ label, tracked }) => ({ label: label[0] ?? null, tracked: tracked[0] ?? null })), Effect.orDie),
 
       activeWallets: sql<{ address: string; label: string }>`

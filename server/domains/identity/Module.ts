@@ -3,6 +3,7 @@
  * `WhaleDiscovery` services and registers two block taps with the chain listener (BlockTaps.ts): the identity
  * engine, run on every stored block in the listener's path, then discovery's, which only queues the block for the
  * `whale-discovery` actor (off the listener's path). Routes: the admin console's corrections and candidates (Http.ts).
+ * The wallet page and the keyed wallet endpoints read `identityOf` through the wallets domain (server/domains/wallets).
  */
 import { Effect, Layer } from "effect"
 import { defineModule } from "../../platform/Module"

@@ -4,11 +4,13 @@ import { defineModule } from "../../platform/Module"
 import { PicksErrors } from "./Errors"
 import { PicksRoutes } from "./Http"
 import { Picks } from "./Picks"
+import { WalletPicks } from "./WalletPicks"
+import { Layer } from "effect"
 
 export const PicksModule = defineModule({
   name: "picks",
   config: PicksConfig.Default,
-  layer: Picks.Default,
+  layer: Layer.merge(Picks.Default, WalletPicks.Default),
   routes: PicksRoutes,
   errors: PicksErrors
 })

@@ -9,12 +9,13 @@ import { DataApi } from "./DataApi"
 import { DataApiRoutes } from "./Http"
 import { Quota } from "./Quota"
 import { UsageEvents } from "./UsageEvents"
+import { WalletApiRoutes } from "./WalletsHttp"
 
 export const DataApiModule = defineModule({
   name: "dataapi",
   config: DataApiConfig.Default,
   layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, DataApi.Default),
-  routes: DataApiRoutes,
+  routes: Effect.map(Effect.all([DataApiRoutes, WalletApiRoutes]), (r) => r.flat()),
   processes: [
     { name: "quota-watchdog", roles: ["http"], run: Effect.flatMap(Quota, (quota) => quota.watchdog) },
     { name: "usage-flusher", roles: ["http"], run: Effect.flatMap(UsageEvents, (usage) => usage.flusher) }

@@ -78,7 +78,8 @@ export const makeMetered = <P, C, X>(runtime: Runtime.Runtime<never>, meter: Met
       const ready = context === undefined ? undefined : peek?.(parsed.value, principal)
       if (ready !== undefined) return respond(meter.wrap(bytesOf(ready), principal, c, endpoint, context!))
       runFork(Effect.zipWith(produce(parsed.value, principal, c), meter.context.load, (produced, x) => meter.wrap(bytesOf(produced), principal, c, endpoint, x)))
-        .addObserver((exit) => respond(Exit.isSuccess(exit) ? exit.value : failed(exit.cause, req)))
+        // A failure after the count (a 404) carries the count's headers too.
+        .addObserver((exit) => respond(Exit.isSuccess(exit) ? exit.value : failed(exit.cause, req).withHeaders(...meter.headers(c))))
     }
 
     const respondTo = (principal: P, req: RequestInfo, now: number, respond: (reply: Reply) => void): void =>

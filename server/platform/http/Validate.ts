@@ -64,9 +64,11 @@ export const validate = <S extends z.ZodType>(where: Location, schema: S, value:
   return result.success ? Effect.succeed(result.data) : Effect.fail(new ValidationFailed({ issues: toIssues(where, result.error) }))
 }
 
-/** The same, outside Effect (WebSocket frames, CLI arguments). */
+/** The same, outside Effect (WebSocket frames, CLI arguments, the metered fast path's query). */
 export const validateSync = <S extends z.ZodType>(where: Location, schema: S, value: unknown):
   { ok: true; value: z.output<S> } | { ok: false; issues: ReadonlyArray<ValidationIssue> } => {
+  const nul = nulAt(value, [where])
+  if (nul) return { ok: false, issues: [{ type: "string_pattern_mismatch", loc: nul, msg: "String should not contain NUL characters", input: null }] }
   const result = schema.safeParse(value, { reportInput: true })
   return result.success ? { ok: true, value: result.data } : { ok: false, issues: toIssues(where, result.error) }
 }

@@ -53,12 +53,16 @@ const parameters = (where: "path" | "query", s: z.ZodType | undefined) => {
   }))
 }
 
+/** The wallet of the examples with an `{address}` in their path (a seed wallet, data/wallets.json). */
+const EXAMPLE_ADDRESS = "0xd8da6bf26964af9d7eed9e03e53415d37aa96045"
+
 /** The query of each keyed endpoint's example request (the others need none). */
 const EXAMPLE_QUERIES: Readonly<Record<string, string>> = {
   "/api/v1/top-tokens": "?tf=24H&limit=10",
   "/api/v1/flows": "?tf=24H&token=WETH",
   "/api/v1/transactions": "?limit=20&category=dex_buy",
-  "/api/v1/wallets": "?q=fund&limit=10"
+  "/api/v1/wallets": "?q=fund&limit=10",
+  "/api/v1/wallets/{address}/flows": "?days=30"
 }
 
 export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: string; version: string; serverUrl: string }) => {
@@ -87,7 +91,8 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
     // An example request for every keyed endpoint, ready to paste (rendered by the API docs page, /docs).
     if (r.tags.includes("data-api") && r.method === "GET" && r.path.startsWith("/api/v1/")) {
       const example = EXAMPLE_QUERIES[r.path] ?? ""
-      op["x-codeSamples"] = [{ lang: "curl", label: "curl", source: `curl -H "X-API-Key: $WHALE_API_KEY" "${info.serverUrl}${r.path}${example}"` }]
+      const path = r.path.replace("{address}", EXAMPLE_ADDRESS)
+      op["x-codeSamples"] = [{ lang: "curl", label: "curl", source: `curl -H "X-API-Key: $WHALE_API_KEY" "${info.serverUrl}${path}${example}"` }]
     }
     if (r.body) {
       const schema = schemaOf(r.body, "input")

@@ -1,6 +1,7 @@
 /** The alert form: type, its params (with the type's defaults), channels; also edits an existing alert. */
 import { createSignal, For, Show, type Component } from "solid-js"
 import { ALERT_TYPES, CHANNELS, type AlertResponse } from "../../../../schema/http/alerts"
+import { query } from "../../router"
 import type { AlertsStore } from "./store"
 
 export const TYPE_LABELS: Record<string, string> = {
@@ -60,11 +61,14 @@ const paramsOf = (type: string, form: FormData) => {
 }
 
 export const Editor: Component<{ store: AlertsStore; editing: AlertResponse | null; onDone: () => void }> = (props) => {
-  const [type, setType] = createSignal<string>(props.editing?.type ?? "whale_trade")
+  // "Alert on this wallet" on a wallet page opens /alerts?type=wallet_activity&wallet=0x…: a new alert starts so.
+  const asked = props.editing === null ? query("type") : null
+  const [type, setType] = createSignal<string>(props.editing?.type ?? (asked !== null && (ALERT_TYPES as ReadonlyArray<string>).includes(asked) ? asked : "whale_trade"))
   const [busy, setBusy] = createSignal(false)
   const allowedTypes = () => props.store.state.list?.limits.types ?? []
   const allowedChannels = () => props.store.state.list?.limits.channels ?? []
   const value = (f: Field) => {
+    if (props.editing === null && f.key === "wallet" && query("wallet") !== null) return query("wallet")!
     const v = props.editing?.params[f.key]
     return v === null || v === undefined ? (f.def ?? "") : String(v)
   }

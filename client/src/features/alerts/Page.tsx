@@ -6,6 +6,7 @@
 import { createEffect, createSignal, For, on, onCleanup, Show, type Component } from "solid-js"
 import type { AlertResponse } from "../../../../schema/http/alerts"
 import { Card } from "../../components/Card"
+import { WalletLink } from "../../components/WalletLink"
 import { ago } from "../../lib/format"
 import { Link } from "../../router"
 import { useDeps, useStore } from "../../store"
@@ -129,7 +130,7 @@ export const AlertsPage: Component = () => {
                 </form>
                 <ul class="wallet-list">
                   <For each={s.wallets?.wallets}>
-                    {(w) => <li><code>{w.address}</code> {w.label ?? ""} <button class="btn btn-small btn-quiet" onClick={() => store.removeWallet(w.id)}>Remove</button></li>}
+                    {(w) => <li><code><WalletLink address={w.address} label={w.address} /></code> {w.label ?? ""} <button class="btn btn-small btn-quiet" onClick={() => store.removeWallet(w.id)}>Remove</button></li>}
                   </For>
                 </ul>
               </Show>

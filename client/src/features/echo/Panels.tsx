@@ -1,9 +1,11 @@
 /** The panels of the /echo page; each reads the Echo store given in its props (never destructured). */
 import { createSignal, For, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
+import { WalletLink } from "../../components/WalletLink"
+import { query } from "../../router"
 import { Chart, chartColors } from "../../components/Chart"
 import { CandlestickSeries, HistogramSeries, type UTCTimestamp } from "lightweight-charts"
-import { ago, money, price, shortAddress, signedPct, usd as compactUsd } from "../../lib/format"
+import { ago, money, price, signedPct, usd as compactUsd } from "../../lib/format"
 import type { EchoStore } from "./store"
 
 type P = { readonly store: EchoStore }
@@ -72,7 +74,7 @@ export const Feed: Component<P> = (props) => {
               <span class={t.side === "BUY" ? "side side-in" : "side side-out"}>{t.side}</span>
               <button class="btn-link" onClick={() => props.store.actions.loadChart(t.token)}>{t.symbol}</button>
               <span>{compactUsd(t.usd)}</span>
-              <span class="muted small" title={t.wallet}>{t.wallet_label ?? shortAddress(t.wallet)}</span>
+              <WalletLink class="muted small" address={t.wallet} label={t.wallet_label} />
               <span class="muted small">{ago(t.ts, Date.now())}</span>
               <span class="echo-lag small">
                 <Show when={props.store.state.lag[t.wallet]} fallback={<button class="btn-link" onClick={() => props.store.actions.lagCurve(t.wallet)}>edge vs lag</button>}>
@@ -156,7 +158,8 @@ export const Board: Component<P> = (props) => (
 )
 
 export const AutoCopy: Component<P> = (props) => {
-  const [wallet, setWallet] = createSignal("")
+  // "Copy in Echo" on a wallet page opens /echo?wallet=0x…: the form starts with that wallet.
+  const [wallet, setWallet] = createSignal(query("wallet") ?? "")
   const [mode, setMode] = createSignal<"fixed" | "fraction">("fixed")
   const [amount, setAmount] = createSignal("500")
   const [cap, setCap] = createSignal("2000")
@@ -171,7 +174,7 @@ export const AutoCopy: Component<P> = (props) => {
       </form>
       <ul class="echo-rules">
         <For each={props.store.state.rules} fallback={<li class="muted small">Not following any wallet. Skips (cash short) are kept as shadow positions.</li>}>{(r) => (
-          <li><span title={r.wallet}>{shortAddress(r.wallet)}</span> <span class="small">{r.mode === "fixed" ? usd(r.amount) : `${(r.amount * 100).toFixed(0)}% of the whale`} · cap {usd(r.cap_usd)}</span>
+          <li><WalletLink address={r.wallet} /> <span class="small">{r.mode === "fixed" ? usd(r.amount) : `${(r.amount * 100).toFixed(0)}% of the whale`} · cap {usd(r.cap_usd)}</span>
             <button class="btn-link" onClick={() => props.store.actions.deleteRule(r.wallet)}>stop</button></li>
         )}</For>
       </ul>

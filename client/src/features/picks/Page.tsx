@@ -7,6 +7,7 @@
 import { For, onCleanup, onMount, Show, type Component } from "solid-js"
 import { type PickRow, PicksEndpoints, type Summary } from "../../../../schema/http/picks"
 import { Card } from "../../components/Card"
+import { WalletLink } from "../../components/WalletLink"
 import { ago, price } from "../../lib/format"
 import { Link } from "../../router"
 import { useStore } from "../../store"
@@ -172,7 +173,7 @@ export const PicksPage: Component = () => {
                       <For each={t().exits}>
                         {(x) => (
                           <tr>
-                            <td class="mono">{x.wallet}</td>
+                            <td class="mono"><WalletLink address={x.wallet} label={x.wallet} /></td>
                             <td class="num">day {x.day_offset} · {hours(x.hours)}</td>
                             <td class={`num ${x.move === null ? "muted" : x.move >= 0 ? "pos" : "neg"}`}>{x.move === null ? "unpriced" : ret(x.move, 1)}</td>
                             <td>{x.route === "dex_sell" ? "DEX sell" : "exchange deposit"}</td>

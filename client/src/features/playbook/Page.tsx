@@ -7,6 +7,7 @@
 import { createSignal, For, onCleanup, onMount, Show, type Component } from "solid-js"
 import { CATEGORIES, type EventCategory, type Figures, type SpanMetrics } from "../../../../schema/http/playbook"
 import { Card } from "../../components/Card"
+import { WalletLink } from "../../components/WalletLink"
 import { ago, countdown, signedUsd, usd } from "../../lib/format"
 import { useDeps, useStore } from "../../store"
 import { FlowChart } from "./FlowChart"
@@ -76,7 +77,7 @@ export const PlaybookPage: Component = () => {
                     <p class="muted small">First movers after the timestamp:</p>
                     <ol class="pb-fastest">
                       <For each={snap().fastest} fallback={<li class="muted">none yet</li>}>
-                        {(t) => <li>{t.symbol} {t.category.replace("_", " ")} {usd(t.usd)} · {t.wallet_label ?? t.wallet.slice(0, 10)} · +{Math.round(t.seconds_from_event)} s</li>}
+                        {(t) => <li>{t.symbol} {t.category.replace("_", " ")} {usd(t.usd)} · <WalletLink address={t.wallet} label={t.wallet_label} /> · +{Math.round(t.seconds_from_event)} s</li>}
                       </For>
                     </ol>
                   </>
@@ -152,7 +153,7 @@ export const PlaybookPage: Component = () => {
                         </div>
                         <div>
                           <p class="muted small">Most active wallets, 6 h before</p>
-                          <ol><For each={sig().active_wallets.slice(0, 5)} fallback={<li class="muted">none</li>}>{(w) => <li>{w.label ?? w.wallet.slice(0, 10)} · {w.records} · {signedUsd(w.net_flow_usd)}</li>}</For></ol>
+                          <ol><For each={sig().active_wallets.slice(0, 5)} fallback={<li class="muted">none</li>}>{(w) => <li><WalletLink address={w.wallet} label={w.label} /> · {w.records} · {signedUsd(w.net_flow_usd)}</li>}</For></ol>
                         </div>
                       </div>
                     )}

@@ -85,6 +85,11 @@ export class CustomWallets extends Effect.Service<CustomWallets>()("app/AlertCus
         return { deleted: true as const, id }
       }),
 
+      /** Whether this user monitors the address as a custom wallet, with their own label (the wallet page's privacy). */
+      ownWallet: Effect.fn("CustomWallets.ownWallet")(function* (userId: number, address: string) {
+        return yield* repo.ownWallet(userId, address.toLowerCase())
+      }),
+
       /** `process-tx`: one record onto `chain.tx`. */
       processTx: Effect.fn("Feed.processTx")(function* (r: InternalTxRequest) {
         yield* bus.publish(STREAMS.chainTx, toMessage(r))

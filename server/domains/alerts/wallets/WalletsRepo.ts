@@ -56,6 +56,11 @@ export class WalletsRepo extends Effect.Service<WalletsRepo>()("app/AlertWallets
               SELECT user_id, address, label FROM alert_custom_wallets WHERE label IS NOT NULL AND user_id = ANY(${userIds}::bigint[])`
         ).pipe(die)),
 
+      /** This user's row of a custom wallet (their own label), or null when they do not monitor it. */
+      ownWallet: Effect.fn("WalletsRepo.ownWallet")((userId: number, address: string) =>
+        sql<{ label: string | null }>`SELECT label FROM alert_custom_wallets WHERE user_id = ${userId} AND address = ${address}`.pipe(
+          Effect.map((r) => (r.length > 0 ? { label: r[0]!.label } : null)), die)),
+
       isCustomWallet: Effect.fn("WalletsRepo.isCustomWallet")((address: string) =>
         sql<{ label: string | null }>`SELECT label FROM alert_custom_wallets WHERE address = ${address} LIMIT 1`.pipe(
           Effect.map((r) => (r.length > 0 ? { label: r[0]!.label } : null)), die))
