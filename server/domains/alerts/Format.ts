@@ -32,7 +32,8 @@ const VERB: Record<Category, string> = {
   dex_buy: "bought",
   dex_sell: "sold",
   exchange_deposit: "deposited",
-  exchange_withdraw: "withdrew"
+  exchange_withdraw: "withdrew",
+  exchange_housekeeping: "moved between exchange wallets"
 }
 
 /** What a record's delivery says of it. */

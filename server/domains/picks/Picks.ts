@@ -5,6 +5,7 @@
  * redelivered message or a second process changes nothing; the rules themselves are the pure functions of Rules.ts.
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { type FlowCategory, isFlowCategory } from "../../../schema/records"
 import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
 import { Chain } from "../chain/Chain"
@@ -161,7 +162,8 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         return id
       })
 
-    const fromMessage = (m: ChainTxMessage): RecordRow => ({
+    /** The record as picks read it; exchange housekeeping is no flow and never reaches picks (the caller skips it). */
+    const fromMessage = (m: ChainTxMessage & { category: FlowCategory }): RecordRow => ({
       txHash: m.tx_hash, logIndex: m.log_index, wallet: m.wallet.toLowerCase(), token: m.token.toLowerCase(), symbol: m.symbol,
       category: m.category, amount: Number(m.amount), usd: m.usd, price: m.price_usd, ts: Date.parse(m.ts), demo: m.source === "demo"
     })
@@ -203,6 +205,7 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
           const rows = yield* chain.recordsAfter(after, 2000)
           if (rows.length === 0) break
           for (const row of rows) {
+            if (!isFlowCategory(row.category)) continue
             const r: RecordRow = {
               txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
               amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
@@ -245,7 +248,8 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       settings,
       replayHistory,
       ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
-        return yield* ingestRecord(fromMessage(m), yield* Clock.currentTimeMillis, "live")
+        if (!isFlowCategory(m.category)) return null
+        return yield* ingestRecord(fromMessage({ ...m, category: m.category }), yield* Clock.currentTimeMillis, "live")
       }),
       retract: Effect.fn("Picks.retract")(retract),
       gradeDue: Effect.fn("Picks.gradeDue")(function* () {
