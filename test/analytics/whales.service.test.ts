@@ -13,6 +13,7 @@ import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FIGURE_EXCLUDED_CLASSES, WalletClass } from "../../schema/identity"
 import { Analytics, flowsOf, topTokensOf } from "../../server/domains/analytics/Analytics"
+import { PicksRepo } from "../../server/domains/picks/Repo"
 import { AppConfig } from "../../server/platform/Config"
 import { SqlLive } from "../../server/platform/infra/Sql"
 import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
@@ -25,10 +26,10 @@ const ROUTER = "0xef1c6e67703c7bd7107eed8303fbe6ec2554bf6b"
 const BINANCE_14 = "0x28c6c06298d514db089934071355e5743bf21d60"
 
 describe("whales only (issue 28 parts 3 and 5)", () => {
-  let runtime: ManagedRuntime.ManagedRuntime<Analytics | SqlClient.SqlClient, unknown>
+  let runtime: ManagedRuntime.ManagedRuntime<Analytics | PicksRepo | SqlClient.SqlClient, unknown>
   let dataDir: string
   let drop: () => Promise<void> = async () => {}
-  const run = <A, E>(e: Effect.Effect<A, E, Analytics | SqlClient.SqlClient>) => runtime.runPromise(e)
+  const run = <A, E>(e: Effect.Effect<A, E, Analytics | PicksRepo | SqlClient.SqlClient>) => runtime.runPromise(e)
   const analytics = <A, E>(f: (s: Analytics) => Effect.Effect<A, E>) => run(Effect.flatMap(Analytics, f))
   const query = <T extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
     run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<unknown>)).pipe(Effect.map((rows) => [...rows])))
@@ -52,7 +53,7 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
       env.DATABASE_URL = db.url
       drop = db.drop
     }
-    const layer = Analytics.Default.pipe(
+    const layer = Layer.mergeAll(Analytics.Default, PicksRepo.Default).pipe(
       Layer.provideMerge(SqlLive()), Layer.provide(AppConfig.Default), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
     )
     runtime = ManagedRuntime.make(layer)
@@ -137,6 +138,17 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
     expect(pepe(whales)).toBe(600)
     expect(pepe(all)).toBe(500)
     expect(whales.excludes?.bots_included).toBe(false)
+  })
+
+  it("picks see whales' trades only: a bot buying with the whales never counts as a buyer", async () => {
+    const at = Date.now()
+    for (const [i, wallet] of [WHALE, TRADER, BOT, ROUTER].entries()) {
+      await run(Effect.flatMap(PicksRepo, (r) => r.insertRecord({
+        txHash: `0xpick${i}`, logIndex: 0, wallet, token: TOKENS.PEPE, symbol: "PEPE", category: "dex_buy", amount: 1, usd: 1000, price: 1, ts: at - 1000 * i, demo: false
+      })))
+    }
+    const trades = await run(Effect.flatMap(PicksRepo, (r) => r.windowTrades(TOKENS.PEPE, at - 3_600_000, at)))
+    expect(trades.map((t) => t.wallet).sort()).toEqual([WHALE, TRADER].sort())
   })
 
   it("whale_counted (the playbook's test) leaves out exactly FIGURE_EXCLUDED_CLASSES", async () => {
