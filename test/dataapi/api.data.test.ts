@@ -243,3 +243,27 @@ describe("refusals", () => {
     expect((await refused.json()).code).toBe("invalid_api_key")
   })
 })
+
+describe("whales only (issue 28 part 5)", () => {
+  it("every figure says what it leaves out; include=bots counts everything but exchange housekeeping", async () => {
+    for (const path of ["whale-index", "top-tokens", "flows", "positioning", "stats"]) {
+      const whales = await data(`/api/v1/${path}`)
+      expect(whales.excludes, path).toMatchObject({ classes: ["mev_bot", "router", "pool", "exchange", "bridge"], exchange_housekeeping: true, bots_included: false })
+      const all = await data(`/api/v1/${path}?include=bots`)
+      expect(all.excludes, path).toMatchObject({ classes: [], exchange_housekeeping: true, bots_included: true })
+    }
+    const index = await data("/api/v1/whale-index")
+    expect(index.split).toMatchObject({ bot_volume_usd: 0, bot_wallets: 0 })
+    expect(index.split.human_volume_usd).toBeGreaterThan(0)
+    const pub = await (await fetch(`${app.url}/api/v1/public/top-tokens`)).json()
+    expect(pub.meta.excludes).toMatchObject({ bots_included: false, exchange_housekeeping: true })
+    expect(pub.data.excludes).toMatchObject({ bots_included: false })
+  })
+
+  it("422 for an unknown include", async () => {
+    for (const q of ["whale-index?include=all", "top-tokens?include=bot", "flows?include=", "stats?include=humans"]) {
+      const res = await call(`/api/v1/${q}`)
+      expect(res.status, q).toBe(422)
+    }
+  })
+})
