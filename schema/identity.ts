@@ -15,6 +15,12 @@ export type WalletClass = z.infer<typeof WalletClass>
 /** Classes that are never a person's own trading: never counted as whales, whatever their size. */
 export const NON_HUMAN_CLASSES: ReadonlySet<WalletClass> = new Set(["mev_bot", "router", "exchange", "pool", "bridge"])
 
+/**
+ * The classes every figure leaves out (issue 28 part 5): the index, top tokens, flows, positioning, picks and the
+ * playbook count whales only. The SQL function `whale_counted` (migration 0120) holds the same list.
+ */
+export const FIGURE_EXCLUDED_CLASSES: ReadonlyArray<WalletClass> = ["mev_bot", "router", "pool", "exchange", "bridge"]
+
 export const WalletKind = z.enum(["eoa", "contract", "unknown"])
 export type WalletKind = z.infer<typeof WalletKind>
 

@@ -6,8 +6,18 @@
  */
 import { z } from "zod"
 
-export const WhaleCategory = z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw"])
+/**
+ * `exchange_housekeeping` (issue 28 part 3): a transfer between two wallets of exchanges — hot ↔ cold or a deposit
+ * address swept into its exchange (`venue` = the exchange), or from one exchange to another (`venue` = "A → B").
+ * Recorded, listed only when asked for (`category=exchange_housekeeping`), never counted as inflow or outflow.
+ */
+export const WhaleCategory = z.enum(["dex_buy", "dex_sell", "exchange_deposit", "exchange_withdraw", "exchange_housekeeping"])
 export type WhaleCategory = z.infer<typeof WhaleCategory>
+
+/** The categories that are flows (everything but `exchange_housekeeping`): what figures, alerts and picks count. */
+export const FlowCategory = WhaleCategory.exclude(["exchange_housekeeping"])
+export type FlowCategory = z.infer<typeof FlowCategory>
+export const isFlowCategory = (c: WhaleCategory): c is FlowCategory => c !== "exchange_housekeeping"
 
 /** Who stored the record: the listener (`rpc`), a replay, the demo chain, or a custom wallet's dispatch (`internal`). */
 export const RecordSource = z.enum(["rpc", "replay", "demo", "internal"])

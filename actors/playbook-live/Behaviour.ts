@@ -7,6 +7,7 @@
  * With PLAYBOOK_AUTO_LIVE it also moves a SCHEDULED event whose time has come to LIVE (actor `auto`).
  */
 import { Effect } from "effect"
+import { isFlowCategory } from "../../schema/records"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { STREAMS } from "../../schema/streams"
 import { Chain } from "../../server/domains/chain/Chain"
@@ -39,7 +40,7 @@ const life = (actor: ActorHandle) =>
         const w = pb.windowOf(row)
         const s = emptyState({ eventId, title: row.title, ts: w.ts, from: w.whole.from, to: w.whole.to })
         for (const r of yield* chain.recordsIn(w.whole))
-          apply(s, { key: recordKey(r), id: r.id, tx_hash: r.tx_hash, ts: r.ts.getTime(), wallet: r.wallet, wallet_label: r.wallet_label, token: r.token, symbol: r.symbol, category: r.category, usd: r.usd })
+          if (isFlowCategory(r.category)) apply(s, { key: recordKey(r), id: r.id, tx_hash: r.tx_hash, ts: r.ts.getTime(), wallet: r.wallet, wallet_label: r.wallet_label, token: r.token, symbol: r.symbol, category: r.category, usd: r.usd })
         const [last] = yield* bus.tail(CONSOLE_STREAMS.playbook, 1)
         const n = last ? /^live:(\d+):(\d+)$/.exec(String(last.payload.messageId)) : null
         seq = n && Number(n[1]) === eventId ? Number(n[2]) : 0
@@ -94,7 +95,7 @@ const life = (actor: ActorHandle) =>
         if (m.success && state !== null) {
           const msg = m.data
           if (isRetraction(msg)) retract(state, recordKey(msg))
-          else
+          else if (isFlowCategory(msg.category))
             apply(state, {
               key: recordKey(msg), id: msg.id, tx_hash: msg.tx_hash, ts: Date.parse(msg.ts), wallet: msg.wallet, wallet_label: msg.wallet_label,
               token: msg.token, symbol: msg.symbol, category: msg.category, usd: msg.usd

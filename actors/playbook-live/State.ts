@@ -4,7 +4,7 @@
  * first movers after the timestamp. Idempotent per record (its unique key); a retraction removes a counted record.
  */
 import type { Figures, FlowBucket, LiveSnapshot, WhaleRecord } from "../../schema/http/playbook"
-import type { WhaleCategory } from "../../schema/records"
+import type { FlowCategory } from "../../schema/records"
 
 /** Rounds to cents, as the playbook domain rounds every USD figure it serves (its Stats.cents). */
 const cents = (x: number) => Math.round(x * 100) / 100
@@ -21,7 +21,7 @@ export interface LiveRecord {
   readonly wallet_label: string | null
   readonly token: string
   readonly symbol: string
-  readonly category: WhaleCategory
+  readonly category: FlowCategory
   readonly usd: number | null
 }
 

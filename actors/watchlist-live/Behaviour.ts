@@ -10,6 +10,7 @@
  * the same ids, and a live price update shown twice changes nothing.
  */
 import { Effect } from "effect"
+import { type FlowCategory, isFlowCategory } from "../../schema/records"
 import { CONSOLE_STREAMS } from "../../schema/ws"
 import { ChainStreamMessage, isRetraction, STREAMS } from "../../schema/streams"
 import type { WatchlistLive } from "../../schema/http/watchlist"
@@ -39,13 +40,14 @@ export const WatchlistLiveActor = streamActor({
           if (list) list.push(w)
           else byToken.set(w.token, [w])
         }
-        const events = messages.flatMap((m) => (byToken.get(m.token) ?? []).map((w) => {
+        // Exchange housekeeping is no flow: never news on a watched token.
+        const events = messages.filter((m) => isRetraction(m) || isFlowCategory(m.category)).flatMap((m) => (byToken.get(m.token) ?? []).map((w) => {
           const messageId = `wl:${m.messageId}:${w.user_id}`
           if (isRetraction(m)) {
             return { messageId, user_id: w.user_id, kind: "watchlist", data: { item_id: w.id, token: m.token, tx_hash: m.tx_hash, retracted: true } }
           }
           const data: WatchlistLive = {
-            item_id: w.id, token: m.token, symbol: m.symbol, price_usd: m.price_usd, category: m.category, usd: m.usd, ts: m.ts
+            item_id: w.id, token: m.token, symbol: m.symbol, price_usd: m.price_usd, category: m.category as FlowCategory, usd: m.usd, ts: m.ts
           }
           return { messageId, user_id: w.user_id, kind: "watchlist", data }
         }))

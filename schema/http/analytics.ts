@@ -4,6 +4,7 @@
  */
 import { z } from "zod"
 import { intParam } from "../common"
+import { WalletClass } from "../identity"
 import { WhaleTx } from "../records"
 import { endpoint } from "./endpoint"
 
@@ -14,6 +15,24 @@ export type DataSource = z.infer<typeof DataSource>
 export const Timeframe = z.enum(["1H", "24H", "7D"])
 export type Timeframe = z.infer<typeof Timeframe>
 
+/**
+ * What a figure leaves out (issue 28 part 5), carried by every figure answer: the wallet classes not counted (bots,
+ * routers, pools, exchanges and bridges as the identity engine holds them; none with `include=bots`) and exchange
+ * housekeeping (transfers between exchange wallets), which is never a flow.
+ */
+export const Excludes = z.object({
+  classes: z.array(WalletClass),
+  exchange_housekeeping: z.literal(true),
+  /** True when the caller asked for `include=bots`. */
+  bots_included: z.boolean(),
+  description: z.string()
+})
+export type Excludes = z.infer<typeof Excludes>
+
+/** `?include=bots`: count bots, routers, pools, exchanges and bridges too (keyed API; exchange housekeeping never). */
+export const IncludeQuery = z.object({ include: z.enum(["bots"]).optional() })
+export type Scope = "whales" | "all"
+
 /** Carried by every public analytics body. */
 export const PublicMeta = z.object({
   source: DataSource,
@@ -21,7 +40,9 @@ export const PublicMeta = z.object({
   generated_at: z.string(),
   cache_seconds: z.number().int(),
   license: z.literal("CC-BY-4.0"),
-  attribution: z.string()
+  attribution: z.string(),
+  /** What the figures leave out (public answers count whales only). */
+  excludes: Excludes.optional()
 })
 export type PublicMeta = z.infer<typeof PublicMeta>
 
@@ -30,7 +51,8 @@ export const Stats = z.object({
   buy_volume_24h_usd: z.number(),
   sell_volume_24h_usd: z.number(),
   transactions_24h: z.number().int(),
-  latest_block: z.object({ number: z.number().int(), ts: z.string(), age_seconds: z.number() }).nullable()
+  latest_block: z.object({ number: z.number().int(), ts: z.string(), age_seconds: z.number() }).nullable(),
+  excludes: Excludes.optional()
 })
 export type Stats = z.infer<typeof Stats>
 
@@ -50,7 +72,20 @@ export const WhaleIndex = z.object({
   label: z.enum(["Extreme selling", "Selling", "Neutral", "Buying", "Extreme buying"]),
   components: z.array(IndexComponent),
   /** Daily closes, oldest first, up to 30 days (today excluded: it is `score`). */
-  history: z.array(z.object({ date: z.string(), score: z.number() }))
+  history: z.array(z.object({ date: z.string(), score: z.number() })),
+  /**
+   * Today's DEX volume split between whales (what the score counts) and the excluded classes (bots, routers, pools,
+   * exchanges, bridges): how much of the market's whale-sized activity is not human (issue 28 part 5).
+   */
+  split: z.object({
+    human_volume_usd: z.number(),
+    bot_volume_usd: z.number(),
+    /** bot / (human + bot) volume, 0–1; null with no volume. */
+    bot_share: z.number().nullable(),
+    human_wallets: z.number().int(),
+    bot_wallets: z.number().int()
+  }).optional(),
+  excludes: Excludes.optional()
 })
 export type WhaleIndex = z.infer<typeof WhaleIndex>
 
@@ -65,7 +100,7 @@ export const TopToken = z.object({
 })
 export type TopToken = z.infer<typeof TopToken>
 
-export const TopTokens = z.object({ timeframe: Timeframe, tokens: z.array(TopToken) })
+export const TopTokens = z.object({ timeframe: Timeframe, tokens: z.array(TopToken), excludes: Excludes.optional() })
 export type TopTokens = z.infer<typeof TopTokens>
 
 export const TokenFlow = z.object({
@@ -106,7 +141,8 @@ export const Positioning = z.object({
   /** Largest gap between cohorts' direction, e.g. mega wallets buying while mid wallets sell. */
   divergence: z.object({ score: z.number(), description: z.string() }),
   assets: z.array(AssetPositioning),
-  cohorts: z.array(CohortFlow).optional()
+  cohorts: z.array(CohortFlow).optional(),
+  excludes: Excludes.optional()
 })
 export type Positioning = z.infer<typeof Positioning>
 

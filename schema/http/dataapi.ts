@@ -7,7 +7,7 @@ import { z } from "zod"
 import { intParam } from "../common"
 import { WhaleCategory } from "../records"
 import { Tier } from "../tiers"
-import { DataSource, Positioning, Stats, Timeframe, TokenFlow, TopTokens, WalletSearchData, WalletSearchQuery, WhaleIndex, WhaleTrade } from "./analytics"
+import { DataSource, Excludes, IncludeQuery, Positioning, Stats, Timeframe, TokenFlow, TopTokens, WalletSearchData, WalletSearchQuery, WhaleIndex, WhaleTrade } from "./analytics"
 import { endpoint } from "./endpoint"
 
 export const EnvelopeMeta = z.object({
@@ -26,16 +26,16 @@ export const envelope = <T extends z.ZodType>(data: T) => z.object({ data, meta:
 export const TimeframeQuery = z.object({
   tf: Timeframe.optional().default("24H"),
   limit: intParam({ min: 1, max: 100, default: 10 })
-})
+}).merge(IncludeQuery)
 
 export const FlowsQuery = z.object({
   tf: Timeframe.optional().default("24H"),
   /** A token address, or a symbol (`ETH` names WETH). */
   token: z.string().trim().min(1).max(64).optional(),
   limit: intParam({ min: 1, max: 200, default: 50 })
-})
+}).merge(IncludeQuery)
 
-export const FlowsData = z.object({ timeframe: Timeframe, tokens: z.array(TokenFlow) })
+export const FlowsData = z.object({ timeframe: Timeframe, tokens: z.array(TokenFlow), excludes: Excludes.optional() })
 export type FlowsData = z.infer<typeof FlowsData>
 
 export const TransactionsQuery = z.object({
@@ -76,8 +76,8 @@ const tags = ["data-api"]
 
 export const DataApiEndpoints = {
   whaleIndex: endpoint({
-    method: "GET", path: "/api/v1/whale-index", summary: "Whale Sentiment Index: today's score, components with weights, 30-day history", tags,
-    response: envelope(WhaleIndex)
+    method: "GET", path: "/api/v1/whale-index", summary: "Whale Sentiment Index: today's score, components with weights, 30-day history, human-vs-bot split", tags,
+    query: IncludeQuery, response: envelope(WhaleIndex)
   }),
   topTokens: endpoint({
     method: "GET", path: "/api/v1/top-tokens", summary: "Top tokens by whale volume for tf = 1H, 24H or 7D (stablecoins excluded)", tags,
@@ -93,9 +93,10 @@ export const DataApiEndpoints = {
   }),
   positioning: endpoint({
     method: "GET", path: "/api/v1/positioning", summary: "Accumulation by asset and size cohort with divergence and top accumulators", tags,
-    response: envelope(Positioning)
+    query: IncludeQuery, response: envelope(Positioning)
   }),
-  stats: endpoint({ method: "GET", path: "/api/v1/stats", summary: "Tracked wallets, 24h whale buy and sell volume, latest block", tags, response: envelope(Stats) }),
+  stats: endpoint({ method: "GET", path: "/api/v1/stats", summary: "Tracked wallets, 24h whale buy and sell volume, latest block", tags,
+    query: IncludeQuery, response: envelope(Stats) }),
   wallets: endpoint({
     method: "GET", path: "/api/v1/wallets", summary: "Search tracked wallets by address prefix or label", tags,
     query: WalletSearchQuery, response: envelope(WalletSearchData)

@@ -81,7 +81,8 @@ describe("endpoints", () => {
       tokens: [
         { symbol: "ETH", token: TOKENS.WETH, net_flow_usd: 600, buy_volume_usd: 1000, sell_volume_usd: 400, trades: 3, whales: 2 },
         { symbol: "UNI", token: TOKENS.UNI, net_flow_usd: 200, buy_volume_usd: 300, sell_volume_usd: 100, trades: 2, whales: 2 }
-      ]
+      ],
+      excludes: expect.objectContaining({ bots_included: false })
     })
     // 7 days add PEPE (5000 by W2) and the UNI buy of 24 h 10 min ago (50 by W4); LINK (8 days) stays out.
     expect((await data("/api/v1/top-tokens?tf=7D")).tokens).toEqual([
@@ -100,7 +101,8 @@ describe("endpoints", () => {
         { token: TOKENS.WETH, symbol: "ETH", dex_buy_usd: 1000, dex_sell_usd: 400, exchange_withdraw_usd: 700, exchange_deposit_usd: 0, net_flow_usd: 1300, trades: 4 },
         { token: TOKENS.USDC, symbol: "USDC", dex_buy_usd: 0, dex_sell_usd: 0, exchange_withdraw_usd: 0, exchange_deposit_usd: 2000, net_flow_usd: -2000, trades: 1 },
         { token: TOKENS.UNI, symbol: "UNI", dex_buy_usd: 300, dex_sell_usd: 100, exchange_withdraw_usd: 0, exchange_deposit_usd: 0, net_flow_usd: 200, trades: 2 }
-      ]
+      ],
+      excludes: expect.objectContaining({ bots_included: false })
     })
     expect((await data("/api/v1/flows?tf=24H&token=ETH")).tokens.map((t: { symbol: string }) => t.symbol)).toEqual(["ETH"])
     expect((await data(`/api/v1/flows?tf=7D&token=${TOKENS.UNI}`)).tokens[0]).toMatchObject({ symbol: "UNI", dex_buy_usd: 350, trades: 3 })
@@ -241,5 +243,40 @@ describe("refusals", () => {
     const refused = await call("/api/v1/whale-index")
     expect(refused.status).toBe(401)
     expect((await refused.json()).code).toBe("invalid_api_key")
+  })
+})
+
+describe("whales only (issue 28 part 5)", () => {
+  // A key of its own: the refusals above revoke the file's key.
+  let own: string
+  const ownData = async (path: string) => {
+    const res = await call(path, { "x-api-key": own })
+    expect(res.status, path).toBe(200)
+    return (await res.json()).data
+  }
+  beforeAll(async () => {
+    ;({ key: own } = await whaleWithKey(app, "researcher@example.com"))
+  })
+
+  it("every figure says what it leaves out; include=bots counts everything but exchange housekeeping", async () => {
+    for (const path of ["whale-index", "top-tokens", "flows", "positioning", "stats"]) {
+      const whales = await ownData(`/api/v1/${path}`)
+      expect(whales.excludes, path).toMatchObject({ classes: ["mev_bot", "router", "pool", "exchange", "bridge"], exchange_housekeeping: true, bots_included: false })
+      const all = await ownData(`/api/v1/${path}?include=bots`)
+      expect(all.excludes, path).toMatchObject({ classes: [], exchange_housekeeping: true, bots_included: true })
+    }
+    const index = await ownData("/api/v1/whale-index")
+    expect(index.split).toMatchObject({ bot_volume_usd: 0, bot_wallets: 0 })
+    expect(index.split.human_volume_usd).toBeGreaterThan(0)
+    const pub = await (await fetch(`${app.url}/api/v1/public/top-tokens`)).json()
+    expect(pub.meta.excludes).toMatchObject({ bots_included: false, exchange_housekeeping: true })
+    expect(pub.data.excludes).toMatchObject({ bots_included: false })
+  })
+
+  it("422 for an unknown include", async () => {
+    for (const q of ["whale-index?include=all", "top-tokens?include=bot", "flows?include=", "stats?include=humans"]) {
+      const res = await call(`/api/v1/${q}`, { "x-api-key": own })
+      expect(res.status, q).toBe(422)
+    }
   })
 })

@@ -86,7 +86,8 @@ export const categoryLabel: Record<string, string> = {
   dex_buy: "Buy",
   dex_sell: "Sell",
   exchange_withdraw: "Withdraw",
-  exchange_deposit: "Deposit"
+  exchange_deposit: "Deposit",
+  exchange_housekeeping: "Exchange internal"
 }
 
 /** Whether a category moves the token towards whales (buy, withdraw from exchange). */

@@ -32,7 +32,8 @@ const VERB: Record<Category, string> = {
   dex_buy: "bought",
   dex_sell: "sold",
   exchange_deposit: "deposited",
-  exchange_withdraw: "withdrew"
+  exchange_withdraw: "withdrew",
+  exchange_housekeeping: "moved between exchange wallets"
 }
 
 /** What a record's delivery says of it. */
@@ -42,14 +43,39 @@ export type RecordFacts = Readonly<Pick<WhaleTx, "tx_hash" | "log_index" | "bloc
 /** The explorer page of a record's transaction; none for the demo chain's generated transactions. */
 export const explorerUrl = (r: Pick<RecordFacts, "tx_hash" | "source">): string | null => (r.source === "demo" ? null : `${EXPLORER}/tx/${r.tx_hash}`)
 
-const recordData = (r: RecordFacts) => ({
+/** Who a wallet is, as the identity engine holds it (server/domains/identity; AlertWalletFacts loads it). */
+export interface WalletWho {
+  readonly class: string
+  readonly class_source: string | null
+  readonly label: string | null
+  readonly label_source: string | null
+  readonly exchange: string | null
+  /** The strongest reason for the class, one sentence. */
+  readonly reason: string | null
+}
+
+const SOURCE_NAME: Record<string, string> = {
+  seed: "seed list", label_file: "label file", rule: "behaviour rule", operator: "operator"
+}
+const sourceName = (s: string | null) => (s === null ? "unknown source" : SOURCE_NAME[s] ?? s)
+
+/** "Who: whale (seed list); label "Alpha Whale" (seed list). Tracked wallet (seed)." — class, label with source, why. */
+export const whoLine = (w: WalletWho): string => {
+  const cls = `${w.class.replace("_", " ")}${w.exchange ? ` (${w.exchange})` : ""}, by ${sourceName(w.class_source)}`
+  const label = w.label === null ? "" : `; label "${w.label}" from ${sourceName(w.label_source)}`
+  const reason = w.reason === null ? "" : `. ${w.reason.replace(/\.$/, "")}`
+  return `Who: ${cls}${label}${reason}.`
+}
+
+const recordData = (r: RecordFacts, who: WalletWho | null) => ({
   tx_hash: r.tx_hash, log_index: r.log_index, block: r.block, ts: r.ts, wallet: r.wallet, wallet_label: r.wallet_label,
-  token: r.token, symbol: displaySymbol(r.symbol), category: r.category, amount: r.amount, usd: r.usd, venue: r.venue, source: r.source
+  token: r.token, symbol: displaySymbol(r.symbol), category: r.category, amount: r.amount, usd: r.usd, venue: r.venue, source: r.source,
+  ...(who === null ? {} : { identity: who })
 })
 
-/** A whale trade, an exchange flow or a wallet's activity. */
-export const contentOfRecord = (type: "whale_trade" | "exchange_flow" | "wallet_activity", r: RecordFacts): Content => {
-  const who = r.wallet_label ?? shortAddress(r.wallet)
+/** A whale trade, an exchange flow or a wallet's activity; with `identity`, who the wallet is and why. */
+export const contentOfRecord = (type: "whale_trade" | "exchange_flow" | "wallet_activity", r: RecordFacts, identity: WalletWho | null = null): Content => {
+  const who = r.wallet_label ?? identity?.label ?? shortAddress(r.wallet)
   const sym = displaySymbol(r.symbol)
   const where = r.venue ? (r.category.startsWith("exchange") ? (r.category === "exchange_deposit" ? ` to ${r.venue}` : ` from ${r.venue}`) : ` on ${r.venue}`) : ""
   const title =
@@ -61,9 +87,9 @@ export const contentOfRecord = (type: "whale_trade" | "exchange_flow" | "wallet_
   return {
     type,
     title,
-    summary: `${who} ${VERB[r.category]} ${usd(r.usd)} of ${sym}${where} (block ${r.block})`,
+    summary: `${who} ${VERB[r.category]} ${usd(r.usd)} of ${sym}${where} (block ${r.block})${identity === null ? "" : ` ${whoLine(identity)}`}`,
     url: explorerUrl(r),
-    data: recordData(r)
+    data: recordData(r, identity)
   }
 }
 
@@ -77,7 +103,7 @@ export const contentOfConvergence = (
     title: `Convergence: ${c.wallets.length} whales bought ${sym} within ${c.windowMinutes} min`,
     summary: `${c.labels.slice(0, 5).join(", ")}${c.labels.length > 5 ? ` and ${c.labels.length - 5} more` : ""} bought ${usd(c.totalUsd)} of ${sym} in all`,
     url: `${EXPLORER}/token/${r.token}`,
-    data: { ...recordData(r), wallets: c.wallets, total_usd: c.totalUsd, window_minutes: c.windowMinutes }
+    data: { ...recordData(r, null), wallets: c.wallets, total_usd: c.totalUsd, window_minutes: c.windowMinutes }
   }
 }
 

@@ -2,6 +2,10 @@
  * The analytics read models over stored whale transactions (spec §1, §2.4, §4.13, §4.14). Every method computes
  * afresh from the roll-ups (migration 0030) and bounded index ranges; `ReadModels` and the public API cache them.
  * Time comes from Effect's `Clock` (tests control it).
+ *
+ * Whales only (issue 28 part 5): every figure takes a `Scope` — `whales` (default: bots, routers, pools, exchanges and
+ * bridges left out, Whales.ts) or `all` (`include=bots`) — and says what it left out (`excludes`). The stored daily
+ * closes are whales only; the index with bots recomputes its history from the figures.
  */
 import { Clock, Effect } from "effect"
 import type { DataSource, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
@@ -13,6 +17,7 @@ import { IndexRepo, type StoredClose } from "./IndexRepo"
 import { buildPositioning } from "./PositioningModel"
 import { displaySymbol, isAddress, WETH } from "./Tokens"
 import { TxRepo } from "./TxRepo"
+import { excludesOf, type Scope } from "./Whales"
 import { addDays, dayOf, daysBetween, untilNextClose, windowOf } from "./Windows"
 import { cents, centsOrNull, priceOrNull } from "../../../schema/numbers"
 
@@ -25,7 +30,7 @@ const indexer = (figures: ReadonlyArray<DayFigures>) => {
   return (day: string) => computeIndex(fig(day), [1, 2, 3, 4, 5, 6, 7].map((i) => fig(addDays(day, -i))))
 }
 
-export const topTokensOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number): TopTokens => ({
+export const topTokensOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number, scope: Scope = "whales"): TopTokens => ({
   timeframe,
   tokens: rows
     .filter((r) => !r.stable && !r.blacklisted && r.dex_trades > 0)
@@ -39,10 +44,13 @@ export const topTokensOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindo
       sell_volume_usd: cents(r.dex_sell_usd),
       trades: r.dex_trades,
       whales: r.whales
-    }))
+    })),
+  excludes: excludesOf(scope)
 })
 
-export const flowsOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number, tokens?: ReadonlySet<string>): FlowsData => ({
+export const flowsOf = (
+  timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number, tokens?: ReadonlySet<string>, scope: Scope = "whales"
+): FlowsData => ({
   timeframe,
   tokens: rows
     .filter((r) => !r.blacklisted && r.records > 0 && (tokens === undefined || tokens.has(r.token)))
@@ -58,7 +66,8 @@ export const flowsOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow
       exchange_deposit_usd: cents(r.exchange_deposit_usd),
       net_flow_usd: cents(r.dex_buy_usd - r.dex_sell_usd + r.exchange_withdraw_usd - r.exchange_deposit_usd),
       trades: r.records
-    }))
+    })),
+  excludes: excludesOf(scope)
 })
 
 export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
@@ -69,8 +78,8 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
     const txs = yield* TxRepo
     const config = yield* AnalyticsConfig
 
-    const tokenWindow = Effect.fn("Analytics.tokenWindow")(function* (timeframe: Timeframe) {
-      return yield* flows.tokenWindow(windowOf(timeframe, yield* Clock.currentTimeMillis))
+    const tokenWindow = Effect.fn("Analytics.tokenWindow")(function* (timeframe: Timeframe, scope: Scope = "whales") {
+      return yield* flows.tokenWindow(windowOf(timeframe, yield* Clock.currentTimeMillis), scope)
     })
 
     /** Where the last 7 days of records come from; `internal` (posted by an external scanner) counts as `rpc`. */
@@ -81,9 +90,9 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       return { source, demo: kinds.has("demo") }
     })
 
-    const stats = Effect.fn("Analytics.stats")(function* () {
+    const stats = Effect.fn("Analytics.stats")(function* (scope: Scope = "whales") {
       const now = yield* Clock.currentTimeMillis
-      const [rows, tracked, latest] = yield* Effect.all([flows.tokenWindow(windowOf("24H", now)), flows.trackedWallets, flows.latestBlock])
+      const [rows, tracked, latest] = yield* Effect.all([flows.tokenWindow(windowOf("24H", now), scope), flows.trackedWallets(scope), flows.latestBlock])
       const sum = (f: (r: TokenWindowRow) => number) => rows.reduce((s, r) => s + f(r), 0)
       return {
         tracked_wallets: tracked,
@@ -92,7 +101,8 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
         transactions_24h: sum((r) => r.records),
         latest_block: latest === null
           ? null
-          : { number: latest.number, ts: latest.ts.toISOString(), age_seconds: Math.max(0, Math.round((now - latest.ts.getTime()) / 1000)) }
+          : { number: latest.number, ts: latest.ts.toISOString(), age_seconds: Math.max(0, Math.round((now - latest.ts.getTime()) / 1000)) },
+        excludes: excludesOf(scope)
       } satisfies Stats
     })
 
@@ -104,20 +114,32 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
       return start <= last ? daysBetween(start, last) : []
     }
 
-    const whaleIndex = Effect.fn("Analytics.whaleIndex")(function* () {
+    /** The index (whales only, or with bots: `all`), with today's human-vs-bot split of DEX volume. */
+    const whaleIndex = Effect.fn("Analytics.whaleIndex")(function* (scope: Scope = "whales") {
       const today = dayOf(yield* Clock.currentTimeMillis)
       const from = addDays(today, -HISTORY_DAYS)
-      const [figures, first, stored] = yield* Effect.all([
-        index.dayFigures(addDays(from, -7), today), index.firstDataDay, index.closes(from, addDays(today, -1))
+      const [figures, first, stored, split] = yield* Effect.all([
+        index.dayFigures(addDays(from, -7), today, scope), index.firstDataDay,
+        scope === "whales" ? index.closes(from, addDays(today, -1)) : Effect.succeed([]), index.daySplit(today)
       ])
       const of = indexer(figures)
       const closes = new Map(stored.map((c) => [c.day, c]))
+      const human = split.find((s) => !s.bot)
+      const bot = split.find((s) => s.bot)
+      const humanUsd = human?.usd ?? 0
+      const botUsd = bot?.usd ?? 0
       const earliest = [first, stored[0]?.day].filter((d): d is string => d != null).sort()[0]
       const historyDays = earliest === undefined ? [] : daysBetween([earliest, from].sort().at(-1)!, addDays(today, -1))
       const live = of(today)
       return {
         ...live,
-        history: historyDays.map((date) => ({ date, score: closes.get(date)?.score ?? of(date).score }))
+        history: historyDays.map((date) => ({ date, score: closes.get(date)?.score ?? of(date).score })),
+        split: {
+          human_volume_usd: cents(humanUsd), bot_volume_usd: cents(botUsd),
+          bot_share: humanUsd + botUsd > 0 ? Math.round((botUsd / (humanUsd + botUsd)) * 1e4) / 1e4 : null,
+          human_wallets: human?.wallets ?? 0, bot_wallets: bot?.wallets ?? 0
+        },
+        excludes: excludesOf(scope)
       } satisfies WhaleIndex
     })
 
@@ -146,9 +168,9 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
     const nextCloseCheckMs = (now: number) =>
       Math.min(untilNextClose(now, config.indexCloseDelaySeconds * 1000), config.indexCheckSeconds * 1000)
 
-    const positioning = Effect.fn("Analytics.positioning")(function* () {
+    const positioning = Effect.fn("Analytics.positioning")(function* (scope: Scope = "whales") {
       const today = dayOf(yield* Clock.currentTimeMillis)
-      return buildPositioning(yield* flows.walletTokenFlows(addDays(today, -29), addDays(today, -6)))
+      return { ...buildPositioning(yield* flows.walletTokenFlows(addDays(today, -29), addDays(today, -6), scope)), excludes: excludesOf(scope) }
     })
 
     /** Token addresses a `token` filter names: an address, `ETH`, or a symbol. */

@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { DayFigures, IndexComponent } from "./IndexFormula"
+import { countedWallet, type Scope } from "./Whales"
 
 export interface StoredClose {
   readonly day: string
@@ -15,7 +16,7 @@ export class IndexRepo extends Effect.Service<IndexRepo>()("app/analytics/IndexR
     const sql = yield* SqlClient.SqlClient
 
     /** Figures of every day in `[first, last]` that has records (other days are empty). */
-    const dayFigures = (first: string, last: string) => sql<{
+    const dayFigures = (first: string, last: string, scope: Scope = "whales") => sql<{
       day: string; buy: number; sell: number; withdraw: number; deposit: number; buyers: number; sellers: number
     }>`
       WITH totals AS (
@@ -23,12 +24,12 @@ export class IndexRepo extends Effect.Service<IndexRepo>()("app/analytics/IndexR
           coalesce(sum(f.exchange_withdraw_usd) FILTER (WHERE NOT coalesce(t.stable, false)), 0) AS withdraw,
           coalesce(sum(f.exchange_deposit_usd) FILTER (WHERE NOT coalesce(t.stable, false)), 0) AS deposit
         FROM whale_flow_daily f LEFT JOIN tokens t ON t.address = f.token
-        WHERE f.day BETWEEN ${first}::date AND ${last}::date
+        WHERE f.day BETWEEN ${first}::date AND ${last}::date AND ${countedWallet(sql, scope, "f.wallet")}
         GROUP BY f.day
       ), wallets AS (
         SELECT day, sum(dex_buy_usd - dex_sell_usd) AS net
-        FROM whale_flow_daily
-        WHERE day BETWEEN ${first}::date AND ${last}::date AND dex_buys + dex_sells > 0
+        FROM whale_flow_daily f
+        WHERE day BETWEEN ${first}::date AND ${last}::date AND dex_buys + dex_sells > 0 AND ${countedWallet(sql, scope, "f.wallet")}
         GROUP BY day, wallet
       ), breadth AS (
         SELECT day, count(*) FILTER (WHERE net > 0)::int AS buyers, count(*) FILTER (WHERE net < 0)::int AS sellers
@@ -45,6 +46,13 @@ export class IndexRepo extends Effect.Service<IndexRepo>()("app/analytics/IndexR
       Effect.orDie
     )
 
+    /** A day's DEX volume and wallets, whales (`bot = false`) and the excluded classes (`bot = true`) apart. */
+    const daySplit = (day: string) => sql<{ bot: boolean; usd: number; wallets: number }>`
+      SELECT NOT ${countedWallet(sql, "whales", "f.wallet")} AS bot, sum(f.dex_buy_usd + f.dex_sell_usd)::float8 AS usd,
+        count(DISTINCT f.wallet)::int AS wallets
+      FROM whale_flow_daily f WHERE f.day = ${day}::date AND f.dex_buys + f.dex_sells > 0
+      GROUP BY 1`.pipe(Effect.orDie)
+
     const firstDataDay = sql<{ day: string | null }>`SELECT min(day)::text AS day FROM whale_flow_daily`.pipe(
       Effect.map((rows) => rows[0]?.day ?? null),
       Effect.orDie
@@ -60,6 +68,6 @@ export class IndexRepo extends Effect.Service<IndexRepo>()("app/analytics/IndexR
       VALUES (${close.day}::date, ${close.score}, ${close.label}, ${JSON.stringify(close.components)}::jsonb)
       ON CONFLICT (day) DO NOTHING RETURNING day::text AS day`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
-    return { dayFigures, firstDataDay, closes, storeClose } as const
+    return { dayFigures, daySplit, firstDataDay, closes, storeClose } as const
   })
 }) {}

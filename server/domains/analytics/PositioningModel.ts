@@ -126,6 +126,7 @@ export const positioningFor = (full: Positioning, tier: Tier): Positioning => {
     majors: full.majors.map((a) => strip(a, cohorts, accumulators)),
     divergence: full.divergence,
     assets: full.assets.slice(0, rows).map((a) => strip(a, cohorts, accumulators)),
-    ...(cohorts && full.cohorts ? { cohorts: full.cohorts } : {})
+    ...(cohorts && full.cohorts ? { cohorts: full.cohorts } : {}),
+    ...(full.excludes ? { excludes: full.excludes } : {})
   }
 }

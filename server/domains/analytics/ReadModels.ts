@@ -3,6 +3,9 @@
  * ANALYTICS_CACHE_SECONDS in process (`memo`: synchronous fresh hits; stale-while-revalidate up to
  * ANALYTICS_MAX_STALE_SECONDS, so keyed requests never wait for a recomputation once warm; one computation per key at
  * a time), each with its JSON text so envelopes are built without serialising again.
+ *
+ * Each model is kept per scope (`whales`, the default, or `all` for `include=bots`; Whales.ts), so the figures with
+ * bots are a second cache entry, never a recomputation of the whales' one.
  */
 import { Effect } from "effect"
 import type { Positioning, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
@@ -13,6 +16,7 @@ import { Metrics } from "../../platform/ops/Metrics"
 import { Analytics, flowsOf, topTokensOf } from "./Analytics"
 import { AnalyticsConfig } from "./Config"
 import { positioningFor } from "./PositioningModel"
+import type { Scope } from "./Whales"
 
 export interface Cached<A> {
   readonly value: A
@@ -42,34 +46,44 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
         return effect
       })
 
-    const stats = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "stats") => counted("stats", analytics.stats().pipe(Effect.map(cached))) })
-    const index = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "index") => counted("index", analytics.whaleIndex().pipe(Effect.map(cached))) })
+    const stats = yield* memo({ ttl, maxStale, capacity: 2, compute: (scope: Scope) => counted("stats", analytics.stats(scope).pipe(Effect.map(cached))) })
+    const index = yield* memo({ ttl, maxStale, capacity: 2, compute: (scope: Scope) => counted("index", analytics.whaleIndex(scope).pipe(Effect.map(cached))) })
     const source = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "source") => counted("source", analytics.source()) })
-    const windows = yield* memo({ ttl, maxStale, capacity: 3, compute: (tf: Timeframe) => counted(`window_${tf}`, analytics.tokenWindow(tf)) })
-    const full = yield* memo({ ttl, maxStale, capacity: 1, compute: (_: "full") => counted("positioning", analytics.positioning()) })
+    const windows = yield* memo({
+      ttl, maxStale, capacity: 6,
+      compute: (key: string) => {
+        const [tf, scope] = key.split(":") as [Timeframe, Scope]
+        return counted(`window_${tf}`, analytics.tokenWindow(tf, scope))
+      }
+    })
+    const full = yield* memo({ ttl, maxStale, capacity: 2, compute: (scope: Scope) => counted("positioning", analytics.positioning(scope)) })
     const positioningViews = yield* memo({
-      ttl, maxStale, capacity: 8, compute: (tier: Tier) => full.get("full").pipe(Effect.map((p) => cached(positioningFor(p, tier))))
+      ttl, maxStale, capacity: 16,
+      compute: (key: string) => {
+        const [tier, scope] = key.split(":") as [Tier, Scope]
+        return full.get(scope).pipe(Effect.map((p) => cached(positioningFor(p, tier))))
+      }
     })
     const tops = yield* memo({
       ttl, maxStale, capacity: 512,
       compute: (key: string) => {
-        const [tf, limit] = key.split(":") as [Timeframe, string]
-        return windows.get(tf).pipe(Effect.map((rows) => cached(topTokensOf(tf, rows, Number(limit)))))
+        const [tf, limit, scope] = key.split(":") as [Timeframe, string, Scope]
+        return windows.get(`${tf}:${scope}`).pipe(Effect.map((rows) => cached(topTokensOf(tf, rows, Number(limit), scope))))
       }
     })
     const flows = yield* memo({
       ttl, maxStale, capacity: 512,
       compute: (key: string) => {
-        const [tf, limit, token] = key.split("\u0000") as [Timeframe, string, string]
+        const [tf, limit, token, scope] = key.split("\u0000") as [Timeframe, string, string, Scope]
         return Effect.gen(function* () {
           const filter = token === "" ? undefined : new Set(yield* analytics.resolveTokens(token))
-          return cached(flowsOf(tf, yield* windows.get(tf), Number(limit), filter))
+          return cached(flowsOf(tf, yield* windows.get(`${tf}:${scope}`), Number(limit), filter, scope))
         })
       }
     })
 
-    const topsKey = (tf: Timeframe, limit: number) => `${tf}:${limit}`
-    const flowsKey = (tf: Timeframe, limit: number, token?: string) => `${tf}\u0000${limit}\u0000${token ?? ""}`
+    const topsKey = (tf: Timeframe, limit: number, scope: Scope) => `${tf}:${limit}:${scope}`
+    const flowsKey = (tf: Timeframe, limit: number, token: string | undefined, scope: Scope) => `${tf}\u0000${limit}\u0000${token ?? ""}\u0000${scope}`
 
     /** Drops every cached view (a reorg retracted records they were computed from): the next read recomputes. */
     const invalidateAll = Effect.all([stats, index, source, windows, full, positioningViews, tops, flows].map((m) => m.invalidateAll), { discard: true })
@@ -78,21 +92,22 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
       invalidateAll,
       /** The same models without Effect, for request hot paths: what may be served now, else undefined (see `memo.peek`). */
       peek: {
-        stats: () => stats.peek("stats"),
-        whaleIndex: () => index.peek("index"),
+        stats: (scope: Scope = "whales") => stats.peek(scope),
+        whaleIndex: (scope: Scope = "whales") => index.peek(scope),
         source: () => source.peek("source"),
-        topTokens: (tf: Timeframe, limit: number) => tops.peek(topsKey(tf, limit)),
-        flows: (tf: Timeframe, limit: number, token?: string) => flows.peek(flowsKey(tf, limit, token)),
-        positioning: (tier: Tier) => positioningViews.peek(tier)
+        topTokens: (tf: Timeframe, limit: number, scope: Scope = "whales") => tops.peek(topsKey(tf, limit, scope)),
+        flows: (tf: Timeframe, limit: number, token?: string, scope: Scope = "whales") => flows.peek(flowsKey(tf, limit, token, scope)),
+        positioning: (tier: Tier, scope: Scope = "whales") => positioningViews.peek(`${tier}:${scope}`)
       },
-      stats: (): Effect.Effect<Cached<Stats>> => stats.get("stats"),
-      whaleIndex: (): Effect.Effect<Cached<WhaleIndex>> => index.get("index"),
+      stats: (scope: Scope = "whales"): Effect.Effect<Cached<Stats>> => stats.get(scope),
+      whaleIndex: (scope: Scope = "whales"): Effect.Effect<Cached<WhaleIndex>> => index.get(scope),
       /** `{ source, demo }` of the last 7 days of records. */
       source: () => source.get("source"),
-      topTokens: (tf: Timeframe, limit: number): Effect.Effect<Cached<TopTokens>> => tops.get(topsKey(tf, limit)),
-      flows: (tf: Timeframe, limit: number, token?: string): Effect.Effect<Cached<FlowsData>> => flows.get(flowsKey(tf, limit, token)),
+      topTokens: (tf: Timeframe, limit: number, scope: Scope = "whales"): Effect.Effect<Cached<TopTokens>> => tops.get(topsKey(tf, limit, scope)),
+      flows: (tf: Timeframe, limit: number, token?: string, scope: Scope = "whales"): Effect.Effect<Cached<FlowsData>> =>
+        flows.get(flowsKey(tf, limit, token, scope)),
       /** Positioning as the tier may see it (spec §4.5). */
-      positioning: (tier: Tier): Effect.Effect<Cached<Positioning>> => positioningViews.get(tier)
+      positioning: (tier: Tier, scope: Scope = "whales"): Effect.Effect<Cached<Positioning>> => positioningViews.get(`${tier}:${scope}`)
     } as const
   })
 }) {}

@@ -36,7 +36,8 @@ export class TxRepo extends Effect.Service<TxRepo>()("app/analytics/TxRepo", {
         ...(f.beforeId !== undefined ? [sql`x.id < ${f.beforeId}`] : []),
         ...(f.tokens !== undefined ? [sql`x.token IN ${sql.in(f.tokens.length > 0 ? f.tokens : [""])}`] : []),
         ...(f.wallet !== undefined ? [sql`x.wallet = ${f.wallet}`] : []),
-        ...(f.category !== undefined ? [sql`x.category = ${f.category}`] : [])
+        // Exchange housekeeping is listed only when asked for by its category (it is no flow).
+        f.category !== undefined ? sql`x.category = ${f.category}` : sql`x.category <> 'exchange_housekeeping'`
       ]
       return sql<TxRow>`
         SELECT x.id, x.tx_hash, x.block_number AS block, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol,

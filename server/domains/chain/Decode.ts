@@ -15,8 +15,11 @@
  * 2. Net per (wallet, token). One token out and one in, with a quote side (WETH or a stablecoin), is a swap of
  *    the non-quote token: `dex_buy` when it came in, `dex_sell` when it went out. WETH against a stablecoin is a
  *    trade of WETH (USDC→WETH is a WETH buy). Stable↔stable and token↔token swaps record nothing.
- * 3. Otherwise each token whose counterparties are all labelled exchanges is an `exchange_deposit` (out) or an
- *    `exchange_withdraw` (in). Anything else yields nothing.
+ * 3. Otherwise each token whose counterparties are all exchange wallets (labelled, or found by the identity engine:
+ *    deposit addresses, operators' corrections — `exchangeOf`) is an `exchange_deposit` (out) or an
+ *    `exchange_withdraw` (in) — when the wallet itself is no exchange wallet. When it is one, the movement is the
+ *    exchanges' own (hot ↔ cold, a deposit address swept, one exchange paying another): `exchange_housekeeping`,
+ *    never a flow (venue: the exchange, or "A → B" between two exchanges). Anything else yields nothing.
  *
  * Never throws on odd data: undecodable logs are skipped, unknown tokens are recorded as `UNKNOWN`.
  */
@@ -32,6 +35,18 @@ export interface DecodeContext {
   readonly wallets: ReadonlySet<string>
   readonly tokens: TokenLookup
   readonly labels: LabelLookup
+  /** Exchange wallets the labels do not name (the identity engine's deposit addresses and corrections). */
+  readonly exchangeOf?: ExchangeLookup
+}
+
+/** The exchange an address belongs to, when it is one of an exchange's wallets. */
+export type ExchangeLookup = (address: string) => string | undefined
+
+/** A labelled exchange wallet's exchange; else what `exchangeOf` knows (never for a labelled router or fund). */
+export const exchangeOfAddress = (ctx: Pick<DecodeContext, "labels" | "exchangeOf">, address: string): string | undefined => {
+  const label = ctx.labels(address)
+  if (label !== undefined) return label.category === "exchange" ? label.exchange : undefined
+  return ctx.exchangeOf?.(address)
 }
 
 export interface DecodeInput {
@@ -223,12 +238,18 @@ const decodeWallet = (tx: RawTx, wallet: Address, tokens: Map<Address, Net>, ctx
     }
   }
   const records: Array<WhaleRecord> = []
+  const own = exchangeOfAddress(ctx, wallet)
   for (const n of nets) {
-    const exchanges = n.counterparties.map((c) => (c === null ? undefined : ctx.labels(c)))
+    const exchanges = n.counterparties.map((c) => (c === null ? undefined : exchangeOfAddress(ctx, c)))
     const first = exchanges[0]
-    if (first?.category !== "exchange" || exchanges.some((l) => l?.category !== "exchange")) continue
-    const category = n.net < 0n ? "exchange_deposit" : "exchange_withdraw"
-    records.push(record(tx, wallet, n, category, ctx, null, first.exchange))
+    if (first === undefined || exchanges.some((e) => e === undefined)) continue
+    if (own === undefined) {
+      records.push(record(tx, wallet, n, n.net < 0n ? "exchange_deposit" : "exchange_withdraw", ctx, null, first))
+      continue
+    }
+    const other = exchanges.find((e) => e !== own)
+    const venue = other === undefined ? own : n.net < 0n ? `${own} → ${other}` : `${other} → ${own}`
+    records.push(record(tx, wallet, n, "exchange_housekeeping", ctx, null, venue))
   }
   return records
 }

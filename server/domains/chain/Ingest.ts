@@ -10,7 +10,7 @@
  *  4. in transaction order: learn ETH/USD from the transaction, decode, price, learn from the priced records.
  */
 import { Data, Effect, type Schedule } from "effect"
-import { decodeTransaction, logsByTx, walletMovements, type DecodeContext } from "./Decode"
+import { decodeTransaction, logsByTx, walletMovements, type DecodeContext, type ExchangeLookup } from "./Decode"
 import { PriceBook } from "./PriceBook"
 import type { LabelLookup } from "./Reference"
 import { UNKNOWN_TOKEN, retryRpc, rpcRetrySchedule, type BlockNotFound, type ChainSourceShape, type RpcError } from "./Source"
@@ -76,6 +76,8 @@ export class TokenCache {
 export interface IngestContext {
   readonly wallets: ReadonlySet<string>
   readonly labels: LabelLookup
+  /** Exchange wallets beyond the labels (ChainBlockTaps.exchangeOf); labels alone when absent. */
+  readonly exchangeOf?: ExchangeLookup
   readonly tokens: TokenCache
   readonly prices: PriceBook
 }
@@ -96,7 +98,9 @@ export const ingestBlock = (source: ChainSourceShape, number: number, ctx: Inges
     if (stray !== undefined) {
       return yield* new LogsMismatch({ number, blockHash: block.hash, logsBlockHash: stray.blockHash })
     }
-    const decodeCtx: DecodeContext = { wallets: ctx.wallets, tokens: ctx.tokens.lookup, labels: ctx.labels }
+    const decodeCtx: DecodeContext = {
+      wallets: ctx.wallets, tokens: ctx.tokens.lookup, labels: ctx.labels, ...(ctx.exchangeOf ? { exchangeOf: ctx.exchangeOf } : {})
+    }
     const grouped = logsByTx(logs)
     const touched = block.transactions
       .map((tx) => ({ tx, logs: grouped.get(tx.hash) ?? [] }))

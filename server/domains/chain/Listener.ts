@@ -169,7 +169,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
 
       const take = (view: ChainSourceShape, n: number): Effect.Effect<Taken, unknown> =>
         Effect.gen(function* () {
-          const { block, logs, records } = yield* fetchBlock(view, n, session.context(), retry)
+          const { block, logs, records } = yield* fetchBlock(view, n, { ...session.context(), exchangeOf: taps.exchangeOf }, retry)
           yield* session.saveLearnedTokens
           if (checkpoint !== null && block.parentHash !== checkpoint.hash) {
             checkpoint = yield* rollBack(block, checkpoint)

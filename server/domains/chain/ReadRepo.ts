@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { WhaleCategory } from "../../../schema/records"
+import type { FlowCategory, WhaleCategory } from "../../../schema/records"
 
 export const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 
@@ -53,7 +53,8 @@ export interface SpanRecord {
   readonly wallet_label: string | null
   readonly token: string
   readonly symbol: string
-  readonly category: WhaleCategory
+  /** Exchange housekeeping is never in a span's lists (it is no flow). */
+  readonly category: FlowCategory
   readonly usd: number | null
 }
 
@@ -181,17 +182,17 @@ export class ChainReadRepo extends Effect.Service<ChainReadRepo>()("app/chain/Ch
       /** The first `limit` records of a span, in time order. */
       firstRecordsIn: (s: TimeSpan, limit: number) => sql<SpanRecord>`
         SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id LIMIT ${limit}`.pipe(Effect.orDie),
+        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.category <> 'exchange_housekeeping' ORDER BY x.ts, x.id LIMIT ${limit}`.pipe(Effect.orDie),
 
       /** The largest records (USD) of a span. */
       biggestRecordsIn: (s: TimeSpan, limit: number) => sql<SpanRecord>`
         SELECT ${recordColumns} FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.usd IS NOT NULL ORDER BY x.usd DESC, x.id LIMIT ${limit}`.pipe(Effect.orDie),
+        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.category <> 'exchange_housekeeping' AND x.usd IS NOT NULL ORDER BY x.usd DESC, x.id LIMIT ${limit}`.pipe(Effect.orDie),
 
       /** Every record of a span with its unique key parts, in time order. */
       recordsIn: (s: TimeSpan) => sql<SpanRecord & { log_index: number }>`
         SELECT ${recordColumns}, x.log_index FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} ORDER BY x.ts, x.id`.pipe(Effect.orDie),
+        WHERE x.ts >= ${iso(s.from)} AND x.ts < ${iso(s.to)} AND x.category <> 'exchange_housekeeping' ORDER BY x.ts, x.id`.pipe(Effect.orDie),
 
       /** Stored records in time order after `(ts, id)` (at most `limit`). */
       recordsAfter: (after: { ts: number; id: number }, limit: number) =>

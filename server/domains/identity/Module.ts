@@ -19,12 +19,21 @@ const IdentityTap = Layer.effectDiscard(Effect.gen(function* () {
   const taps = yield* ChainBlockTaps
   const identity = yield* WalletIdentity
   const discovery = yield* WhaleDiscovery
+  // Decoding learns the exchange wallets the label file does not name (deposit addresses, corrections): the stored
+  // ones before the first block, then each block's changes (Decode.ts: exchange housekeeping is no flow).
+  let loaded = false
   yield* taps.register({
     name: "identity",
     onBlock: ({ block, logs, source }) =>
-      identity.observe(block, logs, source).pipe(
-        Effect.tap(({ observed }) => Effect.logDebug(`identity: block ${block.number}: ${observed.met.length} addresses, ${observed.findings.length} findings, ${observed.sandwiches.length} sandwiches`))
-      )
+      Effect.gen(function* () {
+        if (!loaded) {
+          yield* taps.noteExchanges(yield* identity.exchangeWallets)
+          loaded = true
+        }
+        const { observed, changes } = yield* identity.observe(block, logs, source)
+        yield* taps.noteExchanges(changes.identities.map(({ identity: i }) => [i.address, i.class === "exchange" ? i.exchange : null] as const))
+        yield* Effect.logDebug(`identity: block ${block.number}: ${observed.met.length} addresses, ${observed.findings.length} findings, ${observed.sandwiches.length} sandwiches`)
+      })
   })
   yield* taps.register({ name: "whale-discovery", onBlock: discovery.enqueue })
 }))

@@ -93,6 +93,10 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("app/IdentityRe
 
       identities,
 
+      /** Every stored exchange wallet with its exchange's name (deposit addresses, corrections, labelled wallets). */
+      exchangeWallets: sql<{ address: string; exchange: string }>`
+        SELECT address, exchange FROM wallet_identity WHERE class = 'exchange' AND exchange IS NOT NULL`.pipe(Effect.orDie),
+
       /** The stored state of each address that has one (one query per table). */
       load: (addresses: ReadonlyArray<string>) =>
         Effect.gen(function* () {

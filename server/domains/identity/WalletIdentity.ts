@@ -147,6 +147,9 @@ export class WalletIdentity extends Effect.Service<WalletIdentity>()("app/Wallet
         return log.filter((c) => a === null || c.address === a).slice(-limit).reverse()
       }),
 
+      /** Stored exchange wallets → exchange name: what decoding needs beyond the label file (issue 28 part 3). */
+      exchangeWallets: Effect.map(repo.exchangeWallets, (rows) => rows.map((r) => [r.address, r.exchange] as const)),
+
       observe: Effect.fn("WalletIdentity.observe")(function* (block: ChainBlock, logs: ReadonlyArray<RawLog>, source: Pick<ChainSourceShape, "getCodes">) {
         yield* refresh
         return yield* observeBlock({ book, load: repo.load, store: repo.store, ...(source.getCodes ? { getCodes: source.getCodes } : {}) }, block, logs)

@@ -97,16 +97,27 @@ export class PicksBatchRepo extends Effect.Service<PicksBatchRepo>()("app/picks/
         return new Set(rows.map((r) => r.token))
       }, Effect.orDie),
 
+      /** Which of `wallets` count in figures (`whale_counted`): the read's own trades join a window only if so. */
+      countedWallets: Effect.fn("PicksBatchRepo.countedWallets")(function* (wallets: ReadonlyArray<string>) {
+        if (wallets.length === 0) return new Set<string>()
+        const rows = yield* sql<{ wallet: string }>`SELECT w AS wallet FROM unnest(${texts(wallets)}::text[]) AS w WHERE whale_counted(w)`
+        return new Set(rows.map((r) => r.wallet))
+      }, Effect.orDie),
+
       /** When the earliest open pick was flagged (epoch ms), or null: a rebuild grades once a record reaches its horizon. */
       firstPendingFlag: sql<{ at: Date | null }>`SELECT min(flagged_at) AS at FROM picks WHERE status = 'PENDING'`.pipe(
         Effect.map((rows) => rows[0]?.at?.getTime() ?? null), Effect.orDie),
 
-      /** DEX trades of `tokens` in `(from, to]`, in `windowTrades`' order, with their keys. */
+      /**
+       * Whales' DEX trades of `tokens` in `(from, to]`, in `windowTrades`' order, with their keys: wallets the identity
+       * engine holds for bots, routers, pools, exchanges or bridges are left out (`whale_counted`, migration 0120).
+       */
       windowTrades: Effect.fn("PicksBatchRepo.windowTrades")(function* (tokens: ReadonlyArray<string>, from: number, to: number) {
         if (tokens.length === 0) return []
         const rows = yield* sql<{ tx_hash: string; log_index: number; wallet: string; token: string; category: string; amount: number; usd: number | null; price_usd: number | null; ts: Date }>`
           SELECT tx_hash, log_index, wallet, token, category, amount, usd, price_usd, ts FROM pick_records
           WHERE token = ANY (${texts(tokens)}::text[]) AND ts > ${d(from)} AND ts <= ${d(to)} AND category IN ('dex_buy', 'dex_sell')
+            AND whale_counted(wallet)
           ORDER BY ts, tx_hash, log_index, wallet`
         return rows.map((r): KeyedTrade => ({
           token: r.token, key: `${r.tx_hash}:${r.log_index}:${r.wallet}`, txHash: r.tx_hash, logIndex: r.log_index,

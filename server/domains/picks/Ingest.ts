@@ -6,7 +6,8 @@
  * it, kept in memory in the order the database would give. The rare steps that read or write more (a flag, a grade,
  * an exit) first store what the sequence would have stored by then, so they see the same rows.
  *
- * Order-preserving facts this rests on: a price mark only touches picks flagged before its record and GREATEST/LEAST
+ * Windows count whales' trades only (`whale_counted`: the stored ones in SQL, the read's own by one lookup of its
+ * wallets). Order-preserving facts this rests on: a price mark only touches picks flagged before its record and GREATEST/LEAST
  * commute, so marks are written together before each flag or grade and at the end; the window of a record is the
  * stored trades plus the read's earlier trades (a stored copy of a redelivered record counts once); a grade frees its
  * token and changes exits of nothing.
@@ -72,6 +73,7 @@ export const ingestMany = (s: IngestSteps, records: ReadonlyArray<RecordRow>, mo
     }
     const buyTokens = [...new Set(kept.filter((r) => r.category === "dex_buy").map((r) => r.token))]
     const exitTokens = [...new Set(kept.filter((r) => r.category === "dex_sell" || r.category === "exchange_deposit").map((r) => r.token))]
+    const buySet = new Set(buyTokens)
     let open = yield* batch.openTokens(buyTokens)
     const stored = new Map<string, Array<KeyedTrade>>()
     for (const t of yield* batch.windowTrades(buyTokens, lo - rules.windowMs, hi)) {
@@ -81,6 +83,8 @@ export const ingestMany = (s: IngestSteps, records: ReadonlyArray<RecordRow>, mo
     }
     const counted = new Set<string>()
     for (const list of stored.values()) for (const t of list) counted.add(t.key)
+    // Whales only (issue 28 part 5): the read's trades of bots, routers, pools, exchanges and bridges join no window.
+    const whales = yield* batch.countedWallets([...new Set(kept.filter((r) => isDex(r) && buySet.has(r.token)).map((r) => r.wallet))])
     const scan = yield* batch.exitScan(exitTokens, lo - EXIT_MS, hi)
     const exitPicks = [...scan.picks]
     const firstExit = new Map<string, number>()
@@ -121,7 +125,7 @@ export const ingestMany = (s: IngestSteps, records: ReadonlyArray<RecordRow>, mo
       const at = mode === "live" ? now : r.ts
       if (isDex(r)) {
         const t = keyed(r)
-        if (!counted.has(t.key)) {
+        if (!counted.has(t.key) && whales.has(r.wallet)) {
           counted.add(t.key)
           const list = earlier.get(r.token)
           if (list === undefined) earlier.set(r.token, [t])

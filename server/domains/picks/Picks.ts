@@ -5,6 +5,7 @@
  * redelivered message or a second process changes nothing; the rules themselves are the pure functions of Rules.ts.
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { type FlowCategory, isFlowCategory } from "../../../schema/records"
 import { type ChainTxMessage, type ChainTxRetraction, STREAMS } from "../../../schema/streams"
 import { Bus } from "../../platform/infra/Bus"
 import { Chain } from "../chain/Chain"
@@ -147,7 +148,8 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
     const ingestRecords = (records: ReadonlyArray<RecordRow>, mode: "live" | "rebuild") =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => ingestMany(steps, records, mode, now))
 
-    const fromMessage = (m: ChainTxMessage): RecordRow => ({
+    /** The record as picks read it; exchange housekeeping is no flow and never reaches picks (the caller skips it). */
+    const fromMessage = (m: ChainTxMessage & { category: FlowCategory }): RecordRow => ({
       txHash: m.tx_hash, logIndex: m.log_index, wallet: m.wallet.toLowerCase(), token: m.token.toLowerCase(), symbol: m.symbol,
       category: m.category, amount: Number(m.amount), usd: m.usd, price: m.price_usd, ts: Date.parse(m.ts), demo: m.source === "demo"
     })
@@ -188,10 +190,10 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
         while (true) {
           const rows = yield* chain.recordsAfter(after, 2000)
           if (rows.length === 0) break
-          const result = yield* ingestMany(steps, rows.map((row): RecordRow => ({
+          const result = yield* ingestMany(steps, rows.flatMap((row): Array<RecordRow> => isFlowCategory(row.category) ? [{
             txHash: row.tx_hash, logIndex: row.log_index, wallet: row.wallet, token: row.token, symbol: row.symbol, category: row.category,
             amount: row.amount, usd: row.usd, price: row.price_usd, ts: row.ts.getTime(), demo: row.source === "demo"
-          })), "rebuild", 0)
+          }] : []), "rebuild", 0)
           flagged += result.flagged.length
           graded += result.graded
           records += rows.length
@@ -230,12 +232,14 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
       replayHistory,
       /** One record; the id of the pick it flagged, if any. */
       ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
-        const result = yield* lock.withPermits(1)(ingestRecords([fromMessage(m)], "live"))
+        if (!isFlowCategory(m.category)) return null
+        const result = yield* lock.withPermits(1)(ingestRecords([fromMessage({ ...m, category: m.category })], "live"))
         return result.flagged[0] ?? null
       }),
       /** A read's records in stream order (as many `ingest`s, in a few statements); the ids of the picks flagged. */
       ingestMany: Effect.fn("Picks.ingestMany")(function* (ms: ReadonlyArray<ChainTxMessage>) {
-        return (yield* lock.withPermits(1)(ingestRecords(ms.map(fromMessage), "live"))).flagged
+        const flows = ms.flatMap((m) => (isFlowCategory(m.category) ? [fromMessage({ ...m, category: m.category })] : []))
+        return (yield* lock.withPermits(1)(ingestRecords(flows, "live"))).flagged
       }),
       retract: Effect.fn("Picks.retract")(function* (m: ChainTxRetraction) {
         return yield* lock.withPermits(1)(retract(m))

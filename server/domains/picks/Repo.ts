@@ -84,11 +84,14 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         sql<{ ts: Date; category: string }>`DELETE FROM pick_records WHERE tx_hash = ${txHash} AND log_index = ${logIndex}
           AND wallet = ${wallet} AND token = ${token} RETURNING ts, category`.pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie),
 
-      /** DEX trades of the token in `(from, to]`. */
+      /**
+       * Whales' DEX trades of the token in `(from, to]`: wallets the identity engine holds for bots, routers, pools,
+       * exchanges or bridges are left out (`whale_counted`, migration 0120 — issue 28 part 5), so they never make a pick.
+       */
       windowTrades: (token: string, from: number, to: number) =>
         sql<{ wallet: string; category: string; amount: number; usd: number | null; price_usd: number | null; ts: Date }>`
           SELECT wallet, category, amount, usd, price_usd, ts FROM pick_records
-          WHERE token = ${token} AND ts > ${d(from)} AND ts <= ${d(to)} AND category IN ('dex_buy', 'dex_sell')
+          WHERE token = ${token} AND ts > ${d(from)} AND ts <= ${d(to)} AND category IN ('dex_buy', 'dex_sell') AND whale_counted(wallet)
           ORDER BY ts, tx_hash, log_index, wallet`.pipe(
           Effect.map((rows) => rows.map((r): WindowTrade => ({
             wallet: r.wallet, side: r.category === "dex_buy" ? "buy" : "sell", amount: r.amount, usd: r.usd, price: r.price_usd, ts: r.ts.getTime()

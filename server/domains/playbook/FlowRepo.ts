@@ -7,6 +7,10 @@
  * bounded range only. `whale_tx` and `whale_flow_hourly` belong to the chain/analytics domains; this file only reads them,
  * and only in statements that union or join them with a roll-up (one plan each, measured by `bench:playbook`); reads of
  * the chain's tables alone (records of a span, token addresses) are the `Chain` service's.
+ *
+ * Whales only (issue 28 part 5): every read leaves out exchange housekeeping and the wallets `whale_counted` (migration
+ * 0120) rejects — bots, routers, pools, exchanges, bridges as the identity engine holds them; `playbook_flow_hourly`
+ * applies the same test when a record is stored (it sums wallets away), the other reads when they run.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -109,7 +113,7 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
                  coalesce(sum(x.usd) FILTER (WHERE x.category = 'exchange_withdraw'), 0) AS w,
                  count(*) AS n, playbook_bits_pad(playbook_bits(array_agg(k.n)), max(len.bits)) AS wallets
                FROM (SELECT DISTINCT e0, e1 FROM ei) u CROSS JOIN len
-                 JOIN whale_tx x ON x.ts >= u.e0 AND x.ts < u.e1
+                 JOIN whale_tx x ON x.ts >= u.e0 AND x.ts < u.e1 AND x.category <> 'exchange_housekeeping' AND whale_counted(x.wallet)
                  LEFT JOIN playbook_wallet_numbers k ON k.wallet = x.wallet
                GROUP BY u.e0, u.e1),
              es AS (
@@ -135,7 +139,7 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
                SELECT hi.idx, h.wallet, h.dex_buy_usd AS b, h.dex_sell_usd AS s, h.exchange_deposit_usd AS d,
                  h.exchange_withdraw_usd AS w, h.dex_buys + h.dex_sells + h.exchange_withdraws + h.exchange_deposits AS n
                FROM hi JOIN LATERAL (SELECT * FROM whale_flow_hourly
-                 WHERE hour >= hi.f0 AND hour < hi.f1 AND ${tokenFilter("token", tokens)}) h ON true
+                 WHERE hour >= hi.f0 AND hour < hi.f1 AND ${tokenFilter("token", tokens)} AND whale_counted(wallet)) h ON true
                UNION ALL
                SELECT ei.idx, x.wallet,
                  CASE WHEN x.category = 'dex_buy' THEN coalesce(x.usd, 0) ELSE 0 END,
@@ -143,7 +147,8 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
                  CASE WHEN x.category = 'exchange_deposit' THEN coalesce(x.usd, 0) ELSE 0 END,
                  CASE WHEN x.category = 'exchange_withdraw' THEN coalesce(x.usd, 0) ELSE 0 END, 1
                FROM ei JOIN LATERAL (SELECT wallet, category, usd FROM whale_tx
-                 WHERE ts >= ei.e0 AND ts < ei.e1 AND ${tokenFilter("token", tokens)}) x ON true
+                 WHERE ts >= ei.e0 AND ts < ei.e1 AND ${tokenFilter("token", tokens)}
+                   AND category <> 'exchange_housekeeping' AND whale_counted(wallet)) x ON true
              )
         SELECT idx, coalesce(sum(b), 0) AS dex_buy_usd, coalesce(sum(s), 0) AS dex_sell_usd,
           coalesce(sum(d), 0) AS exchange_deposit_usd, coalesce(sum(w), 0) AS exchange_withdraw_usd,
@@ -172,14 +177,15 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
       return sql`
         SELECT token, wallet, symbol, dex_buy_usd AS b, dex_sell_usd AS s, exchange_deposit_usd AS d,
           exchange_withdraw_usd AS w, dex_buys + dex_sells + exchange_withdraws + exchange_deposits AS n
-        FROM whale_flow_hourly WHERE hour >= ${iso(p.fullFrom)} AND hour < ${iso(p.fullTo)}
+        FROM whale_flow_hourly WHERE hour >= ${iso(p.fullFrom)} AND hour < ${iso(p.fullTo)} AND whale_counted(wallet)
         UNION ALL
         SELECT token, wallet, symbol,
           CASE WHEN category = 'dex_buy' THEN coalesce(usd, 0) ELSE 0 END,
           CASE WHEN category = 'dex_sell' THEN coalesce(usd, 0) ELSE 0 END,
           CASE WHEN category = 'exchange_deposit' THEN coalesce(usd, 0) ELSE 0 END,
           CASE WHEN category = 'exchange_withdraw' THEN coalesce(usd, 0) ELSE 0 END, 1
-        FROM whale_tx WHERE (ts >= ${iso(e[0]!.from)} AND ts < ${iso(e[0]!.to)}) OR (ts >= ${iso(e[1]!.from)} AND ts < ${iso(e[1]!.to)})`
+        FROM whale_tx WHERE ((ts >= ${iso(e[0]!.from)} AND ts < ${iso(e[0]!.to)}) OR (ts >= ${iso(e[1]!.from)} AND ts < ${iso(e[1]!.to)}))
+          AND category <> 'exchange_housekeeping' AND whale_counted(wallet)`
     }
 
     /** Tokens of a span by |net flow|, stablecoins and blacklisted tokens left out. */
@@ -212,13 +218,13 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         WITH r AS (
           SELECT hour AS ts, dex_buy_usd AS b, dex_sell_usd AS s, exchange_deposit_usd AS d, exchange_withdraw_usd AS w,
             dex_buys + dex_sells + exchange_withdraws + exchange_deposits AS n
-          FROM whale_flow_hourly WHERE hour >= ${iso(s.from)} AND hour < ${iso(hoursTo)}
+          FROM whale_flow_hourly WHERE hour >= ${iso(s.from)} AND hour < ${iso(hoursTo)} AND whale_counted(wallet)
           UNION ALL
           SELECT ts, CASE WHEN category = 'dex_buy' THEN coalesce(usd, 0) ELSE 0 END,
             CASE WHEN category = 'dex_sell' THEN coalesce(usd, 0) ELSE 0 END,
             CASE WHEN category = 'exchange_deposit' THEN coalesce(usd, 0) ELSE 0 END,
             CASE WHEN category = 'exchange_withdraw' THEN coalesce(usd, 0) ELSE 0 END, 1
-          FROM whale_tx WHERE ts >= ${iso(hoursTo)} AND ts < ${iso(s.to)}
+          FROM whale_tx WHERE ts >= ${iso(hoursTo)} AND ts < ${iso(s.to)} AND category <> 'exchange_housekeeping' AND whale_counted(wallet)
         )
         SELECT floor(extract(epoch FROM r.ts - ${iso(s.from)}::timestamptz) / ${sec})::int AS b,
           sum(r.b) AS dex_buy_usd, sum(r.s) AS dex_sell_usd, sum(r.d) AS exchange_deposit_usd,

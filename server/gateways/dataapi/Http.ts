@@ -8,6 +8,7 @@ import { DataApiEndpoints as E, type UsageData } from "../../../schema/http/data
 import type { Endpoint } from "../../../schema/http/endpoint"
 import { Analytics } from "../../domains/analytics/Analytics"
 import { ReadModels } from "../../domains/analytics/ReadModels"
+import { scopeOf } from "../../domains/analytics/Whales"
 import { DAY_MS, dayStart, isoWithOffset } from "../../domains/analytics/Windows"
 import { AuthGuards } from "../../domains/accounts/Guards"
 import { ApiKeys, type KeyOwner } from "../../domains/apikeys/ApiKeys"
@@ -49,12 +50,13 @@ export const DataApiRoutes = Effect.gen(function* () {
   }
 
   return [
-    keyed(E.whaleIndex, () => models.whaleIndex(), () => models.peek.whaleIndex()),
-    keyed(E.topTokens, (q) => models.topTokens(q.tf, q.limit), (q) => models.peek.topTokens(q.tf, q.limit)),
-    keyed(E.flows, (q) => models.flows(q.tf, q.limit, q.token), (q) => models.peek.flows(q.tf, q.limit, q.token)),
+    // Figures count whales only; `include=bots` counts bots, routers, pools, exchanges and bridges too (Whales.ts).
+    keyed(E.whaleIndex, (q) => models.whaleIndex(scopeOf(q)), (q) => models.peek.whaleIndex(scopeOf(q))),
+    keyed(E.topTokens, (q) => models.topTokens(q.tf, q.limit, scopeOf(q)), (q) => models.peek.topTokens(q.tf, q.limit, scopeOf(q))),
+    keyed(E.flows, (q) => models.flows(q.tf, q.limit, q.token, scopeOf(q)), (q) => models.peek.flows(q.tf, q.limit, q.token, scopeOf(q))),
     keyed(E.transactions, (q) => analytics.transactions(q).pipe(Effect.map((value) => ({ value })))),
-    keyed(E.positioning, (_, owner) => models.positioning(owner.tier), (_, owner) => models.peek.positioning(owner.tier)),
-    keyed(E.stats, () => models.stats(), () => models.peek.stats()),
+    keyed(E.positioning, (q, owner) => models.positioning(owner.tier, scopeOf(q)), (q, owner) => models.peek.positioning(owner.tier, scopeOf(q))),
+    keyed(E.stats, (q) => models.stats(scopeOf(q)), (q) => models.peek.stats(scopeOf(q))),
     keyed(E.wallets, (q) => analytics.searchWallets(q.q, q.limit).pipe(Effect.map((wallets) => ({ value: { wallets } })))),
     keyed(E.usage,
       (_, owner, q) =>

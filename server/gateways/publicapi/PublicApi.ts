@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import type { PublicMeta } from "../../../schema/http/analytics"
 import { Analytics, topTokensOf } from "../../domains/analytics/Analytics"
 import { positioningFor } from "../../domains/analytics/PositioningModel"
+import { excludesOf } from "../../domains/analytics/Whales"
 import { isoWithOffset } from "../../domains/analytics/Windows"
 import { AppConfig } from "../../platform/Config"
 import { memo } from "../../platform/infra/Memo"
@@ -51,7 +52,8 @@ export class PublicApi extends Effect.Service<PublicApi>()("app/PublicApi", {
         const { source, demo } = yield* analytics.source()
         if (view === "badge") return Buffer.from(badgeSvg(yield* analytics.whaleIndex(), demo))
         const meta: PublicMeta = {
-          source, demo, generated_at: isoWithOffset(Date.now()), cache_seconds: cacheSeconds, license: "CC-BY-4.0", attribution
+          source, demo, generated_at: isoWithOffset(Date.now()), cache_seconds: cacheSeconds, license: "CC-BY-4.0", attribution,
+          excludes: excludesOf("whales")
         }
         return Buffer.from(JSON.stringify({ data: yield* data(view), meta }))
       })

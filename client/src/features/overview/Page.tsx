@@ -5,6 +5,7 @@ import { FeedNote } from "../../components/FeedNote"
 import { FlowBars } from "../../components/FlowBars"
 import { Gauge } from "../../components/Gauge"
 import { IndexHistoryChart } from "../../components/IndexHistoryChart"
+import { IndexSplit } from "../../components/IndexSplit"
 import { StatsStrip } from "../../components/StatsStrip"
 import { TradeList } from "../../components/TradeList"
 import { Link } from "../../router"
@@ -22,6 +23,7 @@ export const Overview: Component = () => {
               <div class="index-summary">
                 <Gauge score={index().score} label={index().label} />
                 <IndexHistoryChart index={index()} height={150} />
+                <IndexSplit index={index()} />
               </div>
             )}
           </Show>

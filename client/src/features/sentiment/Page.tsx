@@ -3,6 +3,7 @@ import { For, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
 import { Gauge } from "../../components/Gauge"
 import { IndexHistoryChart } from "../../components/IndexHistoryChart"
+import { IndexSplit } from "../../components/IndexSplit"
 import { ago } from "../../lib/format"
 import { useStore } from "../../store"
 
@@ -15,6 +16,7 @@ export const Sentiment: Component = () => {
           <Card title="Whale Sentiment Index" aside={<span class="muted">{index().date}{state.market.updatedAt ? ` · updated ${ago(new Date(state.market.updatedAt).toISOString(), state.now)}` : ""}</span>}>
             <Gauge score={index().score} label={index().label} />
             <p class="muted small">0–100 daily score of whale buying against selling; 50 is neutral. Observational data, not financial advice.</p>
+            <IndexSplit index={index()} />
           </Card>
           <Card title="Components">
             <div class="components" role="table" aria-label="Index components">

@@ -23,6 +23,7 @@ import { AlertCooldowns } from "./Cooldowns"
 import { AlertIndex } from "./AlertIndex"
 import { deliveryOf } from "./Delivery"
 import { Folds } from "./Folds"
+import { AlertWalletFacts } from "./WalletFacts"
 
 /** Delivery ids per `notify` message (several notifier processes share a block's by taking messages). */
 const NOTIFY_CHUNK = 500
@@ -39,13 +40,14 @@ interface Matched {
 }
 
 export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
-  dependencies: [AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default],
+  dependencies: [AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default, AlertWalletFacts.Default],
   effect: Effect.gen(function* () {
     const alertIndex = yield* AlertIndex
     const cooldowns = yield* AlertCooldowns
     const convergence = yield* AlertConvergence
     const deliveries = yield* DeliveriesRepo
     const subscriptions = yield* SubscriptionsRepo
+    const walletFacts = yield* AlertWalletFacts
     const bus = yield* Bus
     const { live, ownLabels } = alertIndex
 
@@ -113,7 +115,10 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
         const contentKey = label === undefined ? sub.spec.type : `${sub.spec.type}\u0000${label}`
         let content = contents.get(contentKey)
         if (content === undefined) {
-          contents.set(contentKey, content = contentOfRecord(sub.spec.type as "whale_trade", label === undefined ? facts : { ...facts, wallet_label: label }))
+          // Who the wallet is and why (class, label with its source), as the identity engine holds it (issue 28).
+          contents.set(contentKey, content = contentOfRecord(
+            sub.spec.type as "whale_trade", label === undefined ? facts : { ...facts, wallet_label: label }, walletFacts.peek(m.wallet)
+          ))
         }
         const item = deliveryOf(sub, key, content, m.ts)
         if (foldable) folds.add({ sub: matched, ts: m.ts, first: item, extra: 0 })
@@ -142,6 +147,8 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
      */
     const handleMessages = Effect.fn("AlertFanout.handleMessages")(function* (messages: ReadonlyArray<ChainTxMessage | ChainTxRetraction>) {
       yield* alertIndex.sync
+      // The wallets' identities for the alerts' text: one query for the read's wallets not known in the last minutes.
+      yield* walletFacts.prime(messages.flatMap((m) => (isRetraction(m) ? [] : [m.wallet])))
       const now = Date.now()
       let items: Array<NewDelivery> = []
       let buys: Array<Buy> = []

@@ -13,7 +13,7 @@
  * Pure: no Effect, no clock (callers pass `now`), no I/O.
  */
 import type { AlertSpec, Channel } from "../../../../schema/http/alerts"
-import type { WhaleCategory, WhaleTx } from "../../../../schema/records"
+import { isFlowCategory, type WhaleCategory, type WhaleTx } from "../../../../schema/records"
 
 export type Category = WhaleCategory
 
@@ -58,6 +58,9 @@ const CATEGORIES_OF_DIRECTION = { deposit: ["exchange_deposit"], withdraw: ["exc
 
 /** The plain predicate of the chain-record types (convergence is decided by its window, not here). */
 export const matchesRecord = (spec: AlertSpec, r: MatchRecord): boolean => {
+  // Exchange housekeeping (hot ↔ cold, sweeps, exchange to exchange) is no flow: no alert fires on it.
+  if (!isFlowCategory(r.category)) return false
+  const category = r.category
   const usd = r.usd ?? 0
   switch (spec.type) {
     case "whale_trade": {
@@ -70,7 +73,7 @@ export const matchesRecord = (spec: AlertSpec, r: MatchRecord): boolean => {
     }
     case "wallet_activity": {
       const p = spec.params
-      return p.wallet === r.wallet && usd >= p.min_usd && (p.categories === null || p.categories.includes(r.category))
+      return p.wallet === r.wallet && usd >= p.min_usd && (p.categories === null || p.categories.includes(category))
     }
     default:
       return false
@@ -225,6 +228,8 @@ export class MatchIndex {
 
   /** Record alerts (whale trade, exchange flow, wallet activity) whose predicate holds; enabled or not. */
   matchRecord(r: MatchRecord, out: Array<Sub> = []): Array<Sub> {
+    if (!isFlowCategory(r.category)) return out
+    const category = r.category
     const usd = r.usd ?? 0
     const token = r.token.toLowerCase()
     for (const key of [`${r.category}|${token}`, `${r.category}|${symbolKey(r.symbol)}`, `${r.category}|*`]) {
@@ -240,7 +245,7 @@ export class MatchIndex {
       for (const e of bucket.entries) {
         if (e.minUsd > usd) break
         const cats = (e.sub.spec as Extract<AlertSpec, { type: "wallet_activity" }>).params.categories
-        if (cats === null || cats.includes(r.category)) out.push(e.sub)
+        if (cats === null || cats.includes(category)) out.push(e.sub)
       }
     }
     return out
