@@ -6,15 +6,18 @@ import { Effect, Layer } from "effect"
 import { defineModule } from "../../platform/Module"
 import { DataApiConfig } from "./Config"
 import { DataApi } from "./DataApi"
+import { Exports } from "./Export"
+import { TokenHistory } from "./History"
 import { DataApiRoutes } from "./Http"
+import { DataApiLiveRoutes } from "./LiveRoutes"
 import { Quota } from "./Quota"
 import { UsageEvents } from "./UsageEvents"
 
 export const DataApiModule = defineModule({
   name: "dataapi",
   config: DataApiConfig.Default,
-  layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, DataApi.Default),
-  routes: DataApiRoutes,
+  layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, DataApi.Default, TokenHistory.Default, Exports.Default),
+  routes: Effect.map(Effect.all([DataApiRoutes, DataApiLiveRoutes]), (parts) => parts.flat()),
   processes: [
     { name: "quota-watchdog", roles: ["http"], run: Effect.flatMap(Quota, (quota) => quota.watchdog) },
     { name: "usage-flusher", roles: ["http"], run: Effect.flatMap(UsageEvents, (usage) => usage.flusher) }
