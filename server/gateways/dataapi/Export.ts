@@ -18,11 +18,8 @@ import type { z } from "zod"
 import {
   DAY_MS, EXPORT_FLOW_COLUMNS, EXPORT_MAX_DAYS, EXPORT_ROWS_PER_REQUEST, EXPORT_TX_COLUMNS, type ExportFormat, type ExportQuery, type TokenFlowsExportQuery
 } from "../../../schema/http/dataapi-live"
-import { cents, centsOrNull, priceOrNull } from "../../../schema/numbers"
 import { Analytics } from "../../domains/analytics/Analytics"
-import { HistoryRepo, type FlowExportRow } from "../../domains/analytics/HistoryRepo"
-import type { TxRow } from "../../domains/analytics/TxRepo"
-import { displaySymbol } from "../../domains/analytics/Tokens"
+import { ExportPages } from "../../domains/analytics/ExportPages"
 import type { KeyOwner } from "../../domains/apikeys/ApiKeys"
 import { parseForm } from "../../platform/http/Body"
 import { TooManyRequests } from "../../platform/http/Errors"
@@ -47,25 +44,13 @@ const csvField = (v: unknown): string => {
 }
 const csvLine = (columns: ReadonlyArray<string>, row: Record<string, unknown>) => columns.map((c) => csvField(row[c])).join(",") + "\n"
 
-export const txRecord = (r: TxRow) => ({
-  id: r.id, tx_hash: r.tx_hash, block: r.block, ts: r.ts.toISOString(), wallet: r.wallet, wallet_label: r.wallet_label, token: r.token,
-  symbol: r.symbol, category: r.category, amount: r.amount, usd: centsOrNull(r.usd), price_usd: priceOrNull(r.price_usd),
-  counter_symbol: r.counter_symbol, venue: r.venue, source: r.source === "internal" ? "rpc" : r.source
-})
-
-const flowRecord = (r: FlowExportRow) => ({
-  cursor: `${r.day}:${r.token}`, day: r.day, token: r.token, symbol: displaySymbol(r.token, r.symbol), dex_buy_usd: cents(r.dex_buy_usd),
-  dex_sell_usd: cents(r.dex_sell_usd), exchange_withdraw_usd: cents(r.exchange_withdraw_usd), exchange_deposit_usd: cents(r.exchange_deposit_usd),
-  net_flow_usd: cents(r.dex_buy_usd - r.dex_sell_usd + r.exchange_withdraw_usd - r.exchange_deposit_usd), trades: r.trades, whales: r.whales
-})
-
 /** Requests an export of `rows` rows costs in all (at least 1). */
 export const exportCost = (rows: number) => Math.max(1, Math.ceil(rows / EXPORT_ROWS_PER_REQUEST))
 
 export class Exports extends Effect.Service<Exports>()("app/dataapi/Exports", {
-  dependencies: [HistoryRepo.Default, Quota.Default, UsageEvents.Default],
+  dependencies: [ExportPages.Default, Quota.Default, UsageEvents.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* HistoryRepo
+    const pages = yield* ExportPages
     const analytics = yield* Analytics
     const quota = yield* Quota
     const usage = yield* UsageEvents
@@ -142,7 +127,7 @@ export class Exports extends Effect.Service<Exports>()("app/dataapi/Exports", {
     const transactions = (owner: KeyOwner, req: RequestInfo, endpoint: string, schema: z.ZodType<ExportQuery, any>) =>
       serve(owner, req, endpoint, schema, "transactions", (query, from, to) =>
         Effect.succeed(body<number>(owner, endpoint, query.format, EXPORT_TX_COLUMNS,
-          (after) => Effect.map(repo.txAfter(new Date(from), new Date(to), after ?? 0, PAGE), (rows) => rows.map(txRecord)),
+          (after) => pages.transactions(from, to, after ?? 0, PAGE),
           (row) => row.id as number, query.after_id ?? null)))
 
     const tokenFlows = (owner: KeyOwner, req: RequestInfo, endpoint: string, schema: z.ZodType<TokenFlowsExportQuery, any>) =>
@@ -154,7 +139,7 @@ export class Exports extends Effect.Service<Exports>()("app/dataapi/Exports", {
           const toDay = day(Math.floor((to - 1) / DAY_MS) * DAY_MS + DAY_MS)
           const start = query.after === undefined ? null : { day: query.after.slice(0, 10), token: query.after.slice(11) }
           return body<{ day: string; token: string }>(owner, endpoint, query.format, EXPORT_FLOW_COLUMNS,
-            (after) => Effect.map(repo.flowsAfter(day(from), toDay, after, tokens, PAGE), (rows) => rows.map(flowRecord)),
+            (after) => pages.tokenFlows(day(from), toDay, after, tokens, PAGE),
             (row) => ({ day: row.day as string, token: row.token as string }), start)
         }))
 

@@ -5,16 +5,21 @@
  * The token is an address or a symbol (`ETH` = WETH): an unknown one is a 404, a symbol naming several tokens a 409
  * listing their addresses. The range's edges are floored to the bucket; a range over the interval's bound is a 422.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Data, Effect } from "effect"
 import {
   HISTORY_DEFAULT_MS, HISTORY_MAX_MS, HOUR_MS, DAY_MS, type HistoryBucket, type HistoryInterval, type TokenHistoryData, type TokenHistoryQuery
 } from "../../../schema/http/dataapi-live"
 import { cents, priceOrNull } from "../../../schema/numbers"
-import { Analytics } from "../../domains/analytics/Analytics"
-import { HistoryRepo } from "../../domains/analytics/HistoryRepo"
-import { displaySymbol, isAddress } from "../../domains/analytics/Tokens"
-import { isoWithOffset } from "../../domains/analytics/Windows"
-import { Conflict, NotFound, ValidationFailed } from "../../platform/http/Errors"
+import { Analytics } from "./Analytics"
+import { HistoryRepo } from "./HistoryRepo"
+import { displaySymbol, isAddress } from "./Tokens"
+import { isoWithOffset } from "./Windows"
+import { ValidationFailed } from "../../platform/http/Errors"
+
+/** No token with that address or symbol (the gateways answer 404). */
+export class HistoryTokenUnknown extends Data.TaggedError("HistoryTokenUnknown")<{ readonly token: string }> {}
+/** A symbol naming several tokens (the gateways answer 409 with the addresses). */
+export class HistoryTokenAmbiguous extends Data.TaggedError("HistoryTokenAmbiguous")<{ readonly token: string; readonly addresses: ReadonlyArray<string> }> {}
 
 const invalid = (loc: string, msg: string, input: unknown) =>
   new ValidationFailed({ issues: [{ type: "value_error", loc: ["query", loc], msg, input }] })
@@ -24,7 +29,7 @@ const floorTo = (ms: number, interval: HistoryInterval) => {
   return Math.floor(ms / step) * step
 }
 
-export class TokenHistory extends Effect.Service<TokenHistory>()("app/dataapi/TokenHistory", {
+export class TokenHistory extends Effect.Service<TokenHistory>()("app/analytics/TokenHistory", {
   dependencies: [HistoryRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* HistoryRepo
@@ -34,13 +39,11 @@ export class TokenHistory extends Effect.Service<TokenHistory>()("app/dataapi/To
     const resolve = Effect.fn("TokenHistory.resolve")(function* (token: string) {
       const addresses = isAddress(token) ? [token.toLowerCase()] : yield* analytics.resolveTokens(token)
       if (addresses.length > 1) {
-        return yield* Effect.fail(new Conflict({
-          message: `The symbol ${token} names ${addresses.length} tokens: ask by address`, code: "ambiguous_token", extra: { addresses: [...addresses].sort() }
-        }))
+        return yield* Effect.fail(new HistoryTokenAmbiguous({ token, addresses: [...addresses].sort() }))
       }
       const address = addresses[0]
       const symbol = address === undefined ? null : yield* repo.tokenSymbol(address)
-      if (address === undefined || symbol === null) return yield* Effect.fail(new NotFound({ message: `No token ${token}`, code: "token_not_found" }))
+      if (address === undefined || symbol === null) return yield* Effect.fail(new HistoryTokenUnknown({ token }))
       return { address, symbol: displaySymbol(address, symbol) }
     })
 
