@@ -11,12 +11,14 @@ import { TokenHistory } from "../../domains/analytics/TokenHistory"
 import { DataApiRoutes } from "./Http"
 import { DataApiLiveRoutes } from "./LiveRoutes"
 import { Quota } from "./Quota"
+import { makeKeyedStream } from "./Stream"
 import { UsageEvents } from "./UsageEvents"
 
 export const DataApiModule = defineModule({
   name: "dataapi",
   config: DataApiConfig.Default,
   layer: Layer.mergeAll(DataApiConfig.Default, Quota.Default, UsageEvents.Default, DataApi.Default, TokenHistory.Default, Exports.Default),
+  sockets: [Effect.map(makeKeyedStream, (feed) => feed.configure)],
   routes: Effect.map(Effect.all([DataApiRoutes, DataApiLiveRoutes]), (parts) => parts.flat()),
   processes: [
     { name: "quota-watchdog", roles: ["http"], run: Effect.flatMap(Quota, (quota) => quota.watchdog) },
