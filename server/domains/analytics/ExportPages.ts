@@ -22,6 +22,9 @@ const flowRecord = (r: FlowExportRow) => ({
 })
 
 export type TxRecord = ReturnType<typeof txRecord>
+
+/** Ids per window of the transaction export's reads. */
+const WINDOW = 20_000
 export type FlowRecord = ReturnType<typeof flowRecord>
 
 export class ExportPages extends Effect.Service<ExportPages>()("app/analytics/ExportPages", {
@@ -29,8 +32,20 @@ export class ExportPages extends Effect.Service<ExportPages>()("app/analytics/Ex
   effect: Effect.gen(function* () {
     const repo = yield* HistoryRepo
     return {
+      /** Up to `limit` records after `afterId`, read in id windows of WINDOW ids; fewer only at the end of the table. */
       transactions: (from: number, to: number, afterId: number, limit: number) =>
-        Effect.map(repo.txAfter(new Date(from), new Date(to), afterId, limit), (rows) => rows.map(txRecord)),
+        Effect.gen(function* () {
+          const maxId = yield* repo.maxTxId
+          const out: Array<TxRecord> = []
+          let after = afterId
+          while (out.length < limit && after < maxId) {
+            const upTo = Math.min(maxId, after + Math.max(WINDOW, (limit - out.length) * 2))
+            const rows = yield* repo.txAfter(new Date(from), new Date(to), after, upTo, limit - out.length)
+            for (const r of rows) out.push(txRecord(r))
+            after = out.length >= limit ? rows[rows.length - 1]!.id : upTo
+          }
+          return out
+        }),
       tokenFlows: (fromDay: string, toDay: string, after: { day: string; token: string } | null, tokens: ReadonlyArray<string> | null, limit: number) =>
         Effect.map(repo.flowsAfter(fromDay, toDay, after, tokens, limit), (rows) => rows.map(flowRecord))
     } as const

@@ -64,13 +64,19 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
       FROM token_price_hourly WHERE token = ${token} AND hour >= ${from} AND hour < ${to}
       GROUP BY 1 ORDER BY 1`.pipe(Effect.orDie)
 
-    /** Up to `limit` records with from ≤ ts < to and id > afterId, by id (the export's page). */
-    const txAfter = (from: Date, to: Date, afterId: number, limit: number) => sql<TxRow>`
+    /**
+     * Up to `limit` records with from ≤ ts < to and afterId < id ≤ upToId, by id (the export's page). The id window
+     * keeps the plan on the primary key: with only `id > afterId`, a range covering most rows was planned as a scan
+     * of the ts index and a sort of the whole range for every page (measured: 10× slower than paging).
+     */
+    const txAfter = (from: Date, to: Date, afterId: number, upToId: number, limit: number) => sql<TxRow>`
       SELECT x.id, x.tx_hash, x.block_number AS block, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol,
         x.category, x.amount::text AS amount, x.usd, x.price_usd, x.counter_symbol, x.venue, x.source
       FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-      WHERE x.ts >= ${from} AND x.ts < ${to} AND x.id > ${afterId}
+      WHERE x.id > ${afterId} AND x.id <= ${upToId} AND x.ts >= ${from} AND x.ts < ${to}
       ORDER BY x.id LIMIT ${limit}`.pipe(Effect.orDie)
+
+    const maxTxId = sql<{ id: number | null }>`SELECT max(id) AS id FROM whale_tx`.pipe(Effect.map((rows) => rows[0]?.id ?? 0), Effect.orDie)
 
     /** Daily flows per token of the days in [fromDay, toDay) after (day, token), by day then token. */
     const flowsAfter = (fromDay: string, toDay: string, after: { day: string; token: string } | null, tokens: ReadonlyArray<string> | null, limit: number) => sql<FlowExportRow>`
@@ -84,6 +90,6 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
         ${tokens === null ? sql`` : sql`AND token IN ${sql.in(tokens.length > 0 ? tokens : [""])}`}
       GROUP BY day, token ORDER BY day, token LIMIT ${limit}`.pipe(Effect.orDie)
 
-    return { tokenSymbol, buckets, prices, txAfter, flowsAfter } as const
+    return { tokenSymbol, buckets, prices, txAfter, maxTxId, flowsAfter } as const
   })
 }) {}
