@@ -177,6 +177,7 @@ const Processes = Layer.scoped(
     }
     // The hub before the server: its finalizer (close every WebSocket) runs after HTTP has stopped listening.
     const hub = config.roles.has("http") ? yield* makeWsHub(modules.flatMap((m) => m.topics ?? [])) : null
+    const sockets = hub === null ? [] : yield* Effect.all(modules.flatMap((m) => m.sockets ?? []) as ReadonlyArray<Effect.Effect<(app: import("uWebSockets.js").TemplatedApp) => void, never, Layer.Layer.Success<typeof ModuleServices>>>)
     yield* startOpsReporter({ wsConnections: hub ? hub.connections : null })
     const metricsPort = yield* serveMetrics
     let port: number | null = null
@@ -184,7 +185,7 @@ const Processes = Layer.scoped(
       const table: Array<import("./platform/http/Route").AnyRoute> = []
       const own = yield* Effect.all(modules.flatMap((m) => (m.routes ? [m.routes] : [])))
       table.push(...(yield* OpsRoutes(() => table)), ...(yield* RestartRoutes), ...own.flat(), ...staticRoutes(consolePaths("shell")))
-      port = (yield* makeHttpServer({ routes: table, configure: [hub.configure], errors, browserNotFound: consoleNotFound() })).port
+      port = (yield* makeHttpServer({ routes: table, configure: [hub.configure, ...sockets], errors, browserNotFound: consoleNotFound() })).port
     }
     yield* Effect.logInfo(`started roles: ${[...config.roles].join(", ")}; modules: ${modules.map((m) => m.name).join(", ")}`)
     // The line a person starting the service looks for (PORT=0: the port it got, on this machine).

@@ -19,6 +19,7 @@
  * start at once with a message naming the variable.
  */
 import type { ConfigError, Effect, Layer } from "effect"
+import type uWS from "uWebSockets.js"
 import type { Role } from "./Config"
 import type { ErrorMap } from "./http/Errors"
 import type { AnyRoute } from "./http/Route"
@@ -46,6 +47,11 @@ export interface Module<L extends Layer.Layer.Any = Layer.Layer.Any, RR = any> {
   readonly routes?: Effect.Effect<ReadonlyArray<AnyRoute>, never, RR>
   /** Long-lived fibers outside the actor system. */
   readonly processes?: ReadonlyArray<Process>
+  /**
+   * WebSocket endpoints of its own beside the hub's `/ws` (the keyed feed), built in the `http` role: each registers
+   * itself on the uWS app; built before the server, so its finalizer runs after HTTP stopped listening.
+   */
+  readonly sockets?: ReadonlyArray<Effect.Effect<(app: uWS.TemplatedApp) => void, never, any>>
   /** WebSocket topics, each with its source stream and its own access gate. */
   readonly topics?: ReadonlyArray<TopicDef>
   /** How its tagged errors answer over HTTP. */

@@ -36,14 +36,14 @@ const rpc = (body: unknown, headers: Record<string, string> = {}) =>
   })
 
 describe("MCP with the official client", () => {
-  it("initializes a session and lists the ten tools with input and output schemas", async () => {
+  it("initializes a session and lists the twelve tools with input and output schemas", async () => {
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     expect(client.getServerVersion()).toMatchObject({ name: "whale-intelligence" })
     expect(client.getServerCapabilities()).toMatchObject({ tools: {} })
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "picks_summary", "playbook_event", "playbook_events", "recent_picks", "site_stats", "token_flows", "top_tokens", "wallet_search",
-      "whale_accumulation", "whale_index"
+      "picks_summary", "playbook_event", "playbook_events", "recent_picks", "recent_trades", "site_stats", "token_flows", "token_history",
+      "top_tokens", "wallet_search", "whale_accumulation", "whale_index"
     ])
     const top = tools.find((t) => t.name === "top_tokens")!
     expect(top.inputSchema).toMatchObject({ type: "object", properties: { timeframe: { enum: ["1H", "24H", "7D"] }, limit: { type: "integer", maximum: 50 } } })
@@ -125,7 +125,7 @@ describe("MCP with the official client", () => {
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 })
     await expect(client.callTool({ name: "top_tokens", arguments: { timeframe: "2H" } })).rejects.toMatchObject({ code: -32602 })
     await expect(client.callTool({ name: "top_tokens", arguments: { limit: 500 } })).rejects.toMatchObject({ code: -32602 })
-    await expect(client.request({ method: "resources/list" } as never, (await import("@modelcontextprotocol/sdk/types.js")).ListResourcesResultSchema))
+    await expect(client.request({ method: "prompts/list" } as never, (await import("@modelcontextprotocol/sdk/types.js")).ListPromptsResultSchema))
       .rejects.toMatchObject({ code: -32601 })
     const session = { "mcp-session-id": transport.sessionId! }
     const notJson = await rpc("{oops", session)

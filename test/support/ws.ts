@@ -31,15 +31,17 @@ export interface OpenOptions {
   readonly autoPong?: boolean
   readonly protocols?: ReadonlyArray<string>
   readonly query?: string
+  /** Another WebSocket path of the app (default the hub's `/ws`). */
+  readonly path?: string
 }
 
 const brief = (frames: ReadonlyArray<Frame>) => `(${frames.length}) ` + frames.slice(-3).map((f) => JSON.stringify(f).slice(0, 200)).join(" | ")
 
-export const wsUrl = (app: TestApp, query = "") => `ws://127.0.0.1:${app.port}/ws${query ? `?${query}` : ""}`
+export const wsUrl = (app: TestApp, query = "", path = "/ws") => `ws://127.0.0.1:${app.port}${path}${query ? `?${query}` : ""}`
 
 export const openSocket = (app: TestApp, options: OpenOptions = {}): Promise<TestSocket> =>
   new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(app, options.query), options.protocols ? [...options.protocols] : [], { headers: options.headers ?? {}, autoPong: options.autoPong ?? true })
+    const ws = new WebSocket(wsUrl(app, options.query, options.path), options.protocols ? [...options.protocols] : [], { headers: options.headers ?? {}, autoPong: options.autoPong ?? true })
     const frames: Array<Frame> = []
     const listeners = new Set<() => void>()
     let isClosed = false

@@ -4,7 +4,8 @@
  *    since last use, so any process of the deployment serves it); later requests must carry it: missing → 400,
  *    unknown or ended → 404;
  *  - notifications (no `id`) → 202 without a body; requests → 200 with the JSON-RPC answer (an array for a batch);
- *  - methods: `initialize`, `ping`, `tools/list`, `tools/call`; anything else → -32601; bad params → -32602;
+ *  - methods: `initialize`, `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/templates/list`,
+ *    `resources/read` (Resources.ts); anything else → -32601; bad params → -32602;
  *    unparsable JSON → -32700; a message that is not JSON-RPC → -32600.
  */
 import { randomUUID } from "node:crypto"
@@ -19,6 +20,7 @@ import {
 } from "./Protocol"
 import { McpConfig } from "./Config"
 import { describeTool, makeTools } from "./Tools"
+import { makeResources, RESOURCE_TEMPLATES, RESOURCES } from "./Resources"
 
 export interface McpAnswer {
   readonly status: number
@@ -36,6 +38,7 @@ export class Mcp extends Effect.Service<Mcp>()("app/Mcp", {
   effect: Effect.gen(function* () {
     const kv = yield* Kv
     const tools = yield* makeTools
+    const resources = yield* makeResources
     const byName = new Map(tools.map((t) => [t.name, t]))
     const listed = tools.map(describeTool)
     const ttl = (yield* McpConfig).sessionTtlSeconds
@@ -60,6 +63,15 @@ export class Mcp extends Effect.Service<Mcp>()("app/Mcp", {
           return Effect.succeed({ tools: listed })
         case "tools/call":
           return call(message.params)
+        case "resources/list":
+          return Effect.succeed({ resources: RESOURCES })
+        case "resources/templates/list":
+          return Effect.succeed({ resourceTemplates: RESOURCE_TEMPLATES })
+        case "resources/read": {
+          const uri = (message.params as { uri?: unknown } | undefined)?.uri
+          if (typeof uri !== "string") return Effect.fail(new RpcFailure(ErrorCode.InvalidParams, "resources/read needs a uri"))
+          return resources.read(uri)
+        }
         case "initialize":
           return Effect.fail(new RpcFailure(ErrorCode.InvalidRequest, "initialize must be sent alone, without a session"))
         default:
@@ -95,7 +107,7 @@ export class Mcp extends Effect.Service<Mcp>()("app/Mcp", {
         return {
           status: 200,
           headers: [[SESSION_HEADER, session]] as const,
-          body: rpcResult(message.id, { protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS })
+          body: rpcResult(message.id, { protocolVersion: version, capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } }, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS })
         }
       })
 

@@ -3,6 +3,8 @@
  * shapes, error codes and the protocol versions this server speaks.
  */
 import { z } from "zod"
+import type { Effect } from "effect"
+import type { Cached } from "../../domains/analytics/ReadModels"
 
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
@@ -50,4 +52,15 @@ export const rpcResult = (id: RequestId, result: unknown) => ({ jsonrpc: "2.0" a
 export class RpcFailure {
   readonly _tag = "RpcFailure"
   constructor(readonly code: number, readonly message: string, readonly data?: unknown) {}
+}
+
+/** An MCP tool: its schemas and what it answers (Tools.ts, LiveTools.ts). */
+export interface Tool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: z.ZodObject
+  readonly output: z.ZodObject
+  /** An answer, or a failure the caller can act on (unknown token, bad range): a JSON-RPC error. */
+  readonly run: (args: any) => Effect.Effect<Cached<unknown>, RpcFailure>
 }

@@ -11,15 +11,10 @@ import { Analytics } from "../../domains/analytics/Analytics"
 import { cached, ReadModels, type Cached } from "../../domains/analytics/ReadModels"
 import { Picks, RECENT_LIMIT } from "../../domains/picks/Picks"
 import { makePlaybookTools } from "../../domains/playbook/Mcp"
+import { makeLiveTools } from "./LiveTools"
+import type { Tool } from "./Protocol"
 
-export interface Tool {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly input: z.ZodObject
-  readonly output: z.ZodObject
-  readonly run: (args: any) => Effect.Effect<Cached<unknown>>
-}
+export type { Tool } from "./Protocol"
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
   const json = z.toJSONSchema(schema, { io, target: "draft-7", unrepresentable: "any" }) as Record<string, unknown>
@@ -106,7 +101,8 @@ export const makeTools = Effect.gen(function* () {
       input: z.object({ limit: limit(RECENT_LIMIT, 20) }).strict(), output: Recent,
       run: (a: { limit: number }) => picks.recent(false, a.limit).pipe(Effect.map(cached))
     },
-    ...(yield* makePlaybookTools)
+    ...(yield* makePlaybookTools),
+    ...(yield* makeLiveTools)
   ]
   return tools
 })

@@ -62,7 +62,11 @@ const EXAMPLE_QUERIES: Readonly<Record<string, string>> = {
   "/api/v1/flows": "?tf=24H&token=WETH",
   "/api/v1/transactions": "?limit=20&category=dex_buy",
   "/api/v1/wallets": "?q=fund&limit=10",
-  "/api/v1/wallets/{address}/flows": "?days=30"
+  "/api/v1/wallets/{address}/flows": "?days=30",
+  // An example starting with `/` replaces the path (its parameters filled in).
+  "/api/v1/tokens/{token}/history": "/api/v1/tokens/WETH/history?interval=hour&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z",
+  "/api/v1/export/transactions": "?from=2026-11-01&to=2026-11-08&format=ndjson",
+  "/api/v1/export/token-flows": "?from=2026-10-01&to=2026-11-01&format=csv"
 }
 
 export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: string; version: string; serverUrl: string }) => {
@@ -92,7 +96,7 @@ export const openApiDocument = (routes: ReadonlyArray<AnyRoute>, info: { title: 
     if (r.tags.includes("data-api") && r.method === "GET" && r.path.startsWith("/api/v1/")) {
       const example = EXAMPLE_QUERIES[r.path] ?? ""
       const path = r.path.replace("{address}", EXAMPLE_ADDRESS)
-      op["x-codeSamples"] = [{ lang: "curl", label: "curl", source: `curl -H "X-API-Key: $WHALE_API_KEY" "${info.serverUrl}${path}${example}"` }]
+      op["x-codeSamples"] = [{ lang: "curl", label: "curl", source: `curl -H "X-API-Key: $WHALE_API_KEY" "${info.serverUrl}${example.startsWith("/") ? example : path + example}"` }]
     }
     if (r.body) {
       const schema = schemaOf(r.body, "input")
