@@ -97,7 +97,15 @@ describe("trades", () => {
 
     // Disconnect after the second frame; three more come meanwhile; resume from the second frame's seq.
     await a.close()
+    // A watcher sees the three arrive live: only then are they in the relay for b to replay (publishing returns
+    // before the relay reads them).
+    const w = await connect()
+    await w.waitFor((f) => f.type === "welcome")
+    w.send({ type: "subscribe", topic: "trades", filters: { tokens: [UNI], wallets: [WHALE], min_usd: 1_000, side: "buy" } })
+    await w.waitFor((f) => f.type === "subscribed" && f.topic === "trades")
     await publishTrades(app, [match(8), chainTx(9, { usd: 1 }), match(10)])
+    await waitFor(() => w.data("trades").some((f) => f.data.id === 10), 10_000)
+    await w.close()
     const b = await connect()
     await b.waitFor((f) => f.type === "welcome")
     b.send({ type: "subscribe", topic: "trades", since_seq: seqs[1], filters: { tokens: [UNI], wallets: [WHALE], min_usd: 1_000, side: "buy" } })

@@ -1,11 +1,14 @@
 /**
  * SQL of the expanded data API's reads (issue 29): a token's buckets from the roll-ups (whale_flow_hourly /
  * whale_flow_daily by token, migration 0150's token_price_hourly for the price — never whale_tx), the token lookup,
- * and the export's pages (whale_tx by id within a time range; daily token flows by day and token).
+ * and the export's pages (whale_tx by id within a time range; daily token flows by day and token). Like every figure,
+ * buckets and flows count whales only (`countedWallet`, issue 28 part 5) and the export leaves exchange housekeeping
+ * out, as `/api/v1/transactions` does; prices are market facts and count every priced trade.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { TxRow } from "./TxRepo"
+import { countedWallet } from "./Whales"
 
 export interface BucketRow {
   readonly t: Date
@@ -36,6 +39,7 @@ export interface FlowExportRow {
 export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/HistoryRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const whales = countedWallet(sql, "whales", "wallet")
 
     /** The token's symbol when it is known (in `tokens` or with records), else null. */
     const tokenSymbol = (token: string) => sql<{ symbol: string }>`
@@ -49,12 +53,12 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
         ? sql<BucketRow>`
           SELECT hour AS t, sum(dex_buy_usd) AS buy, sum(dex_sell_usd) AS sell, sum(dex_buys + dex_sells)::int AS trades,
             count(*) FILTER (WHERE dex_buys + dex_sells > 0)::int AS whales
-          FROM whale_flow_hourly WHERE token = ${token} AND hour >= ${from} AND hour < ${to}
+          FROM whale_flow_hourly WHERE token = ${token} AND hour >= ${from} AND hour < ${to} AND ${whales}
           GROUP BY hour ORDER BY hour`
         : sql<BucketRow>`
           SELECT (day::timestamp AT TIME ZONE 'UTC') AS t, sum(dex_buy_usd) AS buy, sum(dex_sell_usd) AS sell,
             sum(dex_buys + dex_sells)::int AS trades, count(*) FILTER (WHERE dex_buys + dex_sells > 0)::int AS whales
-          FROM whale_flow_daily WHERE token = ${token} AND day >= ${from.toISOString().slice(0, 10)}::date AND day < ${to.toISOString().slice(0, 10)}::date
+          FROM whale_flow_daily WHERE token = ${token} AND day >= ${from.toISOString().slice(0, 10)}::date AND day < ${to.toISOString().slice(0, 10)}::date AND ${whales}
           GROUP BY day ORDER BY day`
       ).pipe(Effect.orDie)
 
@@ -73,7 +77,7 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
       SELECT x.id, x.tx_hash, x.block_number AS block, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol,
         x.category, x.amount::text AS amount, x.usd, x.price_usd, x.counter_symbol, x.venue, x.source
       FROM whale_tx x LEFT JOIN tracked_wallets w ON w.address = x.wallet
-      WHERE x.id > ${afterId} AND x.id <= ${upToId} AND x.ts >= ${from} AND x.ts < ${to}
+      WHERE x.id > ${afterId} AND x.id <= ${upToId} AND x.ts >= ${from} AND x.ts < ${to} AND x.category <> 'exchange_housekeeping'
       ORDER BY x.id LIMIT ${limit}`.pipe(Effect.orDie)
 
     const maxTxId = sql<{ id: number | null }>`SELECT max(id) AS id FROM whale_tx`.pipe(Effect.map((rows) => rows[0]?.id ?? 0), Effect.orDie)
@@ -85,7 +89,7 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
         sum(dex_buys + dex_sells + exchange_withdraws + exchange_deposits)::int AS trades,
         count(*) FILTER (WHERE dex_buys + dex_sells > 0)::int AS whales
       FROM whale_flow_daily
-      WHERE day >= ${fromDay}::date AND day < ${toDay}::date
+      WHERE day >= ${fromDay}::date AND day < ${toDay}::date AND ${whales}
         ${after === null ? sql`` : sql`AND (day, token) > (${after.day}::date, ${after.token})`}
         ${tokens === null ? sql`` : sql`AND token IN ${sql.in(tokens.length > 0 ? tokens : [""])}`}
       GROUP BY day, token ORDER BY day, token LIMIT ${limit}`.pipe(Effect.orDie)
