@@ -5,7 +5,7 @@
  */
 import { HistogramSeries, LineSeries, type UTCTimestamp } from "lightweight-charts"
 import type { Component } from "solid-js"
-import { axisPrice, axisUsd, isInflow } from "../lib/format"
+import { chartFormat, isInflow } from "../lib/format"
 import { Chart, chartColors } from "./Chart"
 
 export interface ChartTrade {
@@ -24,8 +24,8 @@ export const PriceFlowChart: Component<{ trades: ReadonlyArray<ChartTrade>; symb
     options={{ leftPriceScale: { visible: true, borderColor: chartColors().grid } }}
     setup={(chart) => {
       const c = chartColors()
-      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: { type: "custom", formatter: axisPrice, minMove: 1e-12 } })
-      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "left", priceFormat: { type: "custom", formatter: axisUsd, minMove: 1 }, lastValueVisible: false, priceLineVisible: false })
+      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: chartFormat.price })
+      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "left", priceFormat: chartFormat.flow, lastValueVisible: false, priceLineVisible: false })
       chart.priceScale("left").applyOptions({ scaleMargins: { top: 0.7, bottom: 0 } })
       priceLine.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.3 } })
       return () => {

@@ -115,3 +115,18 @@ export const axisUsd = (n: number): string => signedUsd(Math.round(n))
 export const WETH_ADDRESS = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 export const tokenName = (token: string, symbol: string): string =>
   token.toLowerCase() === WETH_ADDRESS ? "ETH" : symbol
+
+/**
+ * The price formats of chart series (lightweight-charts' `priceFormat`): every chart axis and crosshair label goes
+ * through the formatters above, never the library's default `49200.00`.
+ */
+export const chartFormat = {
+  /** Token prices: `$2,960`, `$0.8123`, `$0.00001234`. */
+  price: { type: "custom", formatter: axisPrice, minMove: 1e-12 },
+  /** Signed USD flows: `+$1.2M`, `−$350K`. */
+  flow: { type: "custom", formatter: axisUsd, minMove: 1 },
+  /** Amounts of USD: `$1.2M`, `$950`. */
+  usd: { type: "custom", formatter: (n: number) => usd(Math.round(n)), minMove: 1 },
+  /** Signed percentages: `+12 %`, `−3 %`. */
+  pct: { type: "custom", formatter: (n: number) => signedPct(n, 0), minMove: 0.01 }
+} as const
