@@ -100,12 +100,14 @@ export const duration = (seconds: number): string => {
   return `${Math.floor(seconds / 86_400)}d ${Math.floor((seconds % 86_400) / 3600)}h`
 }
 
-/** A price-axis label: `$2,960`, `$15.42`, `$0.8123`, `$0.00001234` (enough digits to tell ticks apart). */
+/** A price-axis label: `$2,960.00`, `$2,708.12`, `$15.42`, `$0.812345`, `$0.0000123456` (enough digits to tell ticks apart). */
 export const axisPrice = (n: number): string => {
   if (!Number.isFinite(n)) return ""
   const abs = Math.abs(n)
-  const digits = abs >= 1000 ? 0 : abs >= 1 ? 2 : abs === 0 ? 2 : Math.min(12, 2 - Math.floor(Math.log10(abs)) + 1)
-  return `${n < 0 ? "-" : ""}$${abs.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`
+  // Up to 6 significant digits (the prices' own precision), so close ticks of a flat price still differ.
+  const digits = abs >= 100_000 ? 0 : abs >= 1000 ? 2 : abs >= 1 ? 4 : abs === 0 ? 2 : Math.min(12, 5 - Math.floor(Math.log10(abs)))
+  const least = abs >= 1 ? Math.min(2, digits) : digits
+  return `${n < 0 ? "−" : ""}$${abs.toLocaleString("en-US", { minimumFractionDigits: least, maximumFractionDigits: digits })}`
 }
 
 /** A USD-flow axis label: `+$1.2M`, `−$350K`, `$0`. */
