@@ -100,7 +100,7 @@ export const Feed: Component<P> = (props) => {
               <span class="echo-lag small">
                 <Show when={props.store.state.lag[t.wallet]} fallback={<button class="btn-link" onClick={() => props.store.actions.lagCurve(t.wallet)} title="What copying this wallet returned, by how late the copy filled">copy return?</button>}>
                   {(l) => <span title={`Return of copying this wallet's trades of the last ${l().window_days} days, filled 0, 1, 2… blocks after the whale`}>
-                    <For each={l().points.slice(0, 3)}>{(pt, i) => <span class={cls(pt.return_pct)}>{i() === 0 ? "" : " · "}{pt.delay_blocks === 0 ? "at once" : `${pt.delay_blocks} block${pt.delay_blocks === 1 ? "" : "s"} late`} {signedPct(pt.return_pct)}</span>}</For>
+                    <For each={l().points}>{(pt, i) => <span class={cls(pt.return_pct)}>{i() === 0 ? "" : " · "}{pt.delay_blocks === 0 ? "at once" : `${pt.delay_blocks} block${pt.delay_blocks === 1 ? "" : "s"} late`} {signedPct(pt.return_pct)}</span>}</For>
                   </span>}
                 </Show>
               </span>
