@@ -4,6 +4,7 @@ import { Dynamic } from "solid-js/web"
 import { DemoBanner } from "./components/DemoBanner"
 import { Header } from "./components/Header"
 import { NotFound } from "./components/NotFound"
+import { ReplayNote } from "./components/ReplayNote"
 import { location, match } from "./router"
 import { ROUTES } from "./routes"
 import { StoreProvider } from "./store"
@@ -23,6 +24,7 @@ export const App: Component = () => {
     <StoreProvider>
       <Header />
       <DemoBanner />
+      <ReplayNote />
       <main class="main">
         <Show when={current()} keyed fallback={<NotFound />}>
           {(c) => <Dynamic component={c.page.component} params={c.params} />}

@@ -17,7 +17,26 @@ export const TokenDetail = z.object({
 })
 export type TokenDetail = z.infer<typeof TokenDetail>
 
+/**
+ * `GET /api/console/history`: on a first start of the demo chain, the generated history is stored and then its picks
+ * replayed (minutes); until then picks, the backtest sample and the 30-day charts still move. `percent` counts both
+ * steps (storing up to 90, the picks replay the rest); `replaying` is false once both are done, and on a chain with
+ * no generated history.
+ */
+export const HistoryReplay = z.object({
+  replaying: z.boolean(),
+  percent: z.number().int().min(0).max(100),
+  step: z.enum(["none", "storing", "picks", "done"]),
+  /** The days of history generated (DEMO_HISTORY_DAYS); 0 when there is none. */
+  days: z.number().int()
+})
+export type HistoryReplay = z.infer<typeof HistoryReplay>
+
 export const ConsoleEndpoints = {
+  history: endpoint({
+    method: "GET", path: "/api/console/history", summary: "Whether the demo chain's generated history is still being stored and replayed, and how far (percent)", tags: ["console"],
+    response: HistoryReplay
+  }),
   token: endpoint({
     method: "GET", path: "/api/console/tokens/{token}", summary: "A token's whale flows and recent whale trades (the console's token page)", tags: ["console"],
     params: TokenParams, response: TokenDetail

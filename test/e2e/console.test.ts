@@ -98,7 +98,7 @@ describe("signed-in trader", () => {
     await screenshot(page, "login")
     await signIn(page, "trader@example.com")
     expect(new URL(page.url()).pathname).toBe("/")
-    await expect(page.locator(".account-name").textContent()).resolves.toContain("trader@example.com")
+    await expect(page.locator(".account-name").textContent()).resolves.toBe("trader") // the e-mail without its domain when there is no display name
     await live(page)
     await page.locator(".pill-live").waitFor({ timeout: 10_000 })
     expect(errors).toEqual([])

@@ -68,13 +68,13 @@ describe("/echo in the browser", () => {
     // The portfolio loads beside the feed (its own request): wait for it rather than read it at once.
     await page.locator('[data-testid="echo-total"]', { hasText: "100,000" }).waitFor({ timeout: 20_000 })
     // copy the first BUY that can be copied
-    const row = page.locator(".echo-feed li", { has: page.locator(".side-in") }).filter({ has: page.locator("button:not([disabled])", { hasText: "Copy" }) }).first()
-    await row.locator("button", { hasText: "Copy" }).click()
+    const row = page.locator(".echo-feed li", { has: page.locator(".side-in") }).filter({ has: page.locator("button.echo-copy:not([disabled])") }).first()
+    await row.locator("button.echo-copy").click()
     await page.locator(".echo-notice.pos").waitFor({ timeout: 15_000 })
     await page.locator("table.echo-table tbody tr").first().waitFor({ timeout: 10_000 })
     expect(await page.locator(".echo-notice").textContent()).toMatch(/Copied BUY/)
-    await page.locator(".echo-feed li").first().locator("button", { hasText: "edge vs lag" }).click()
-    await page.locator(".echo-lag span", { hasText: "25b" }).first().waitFor({ timeout: 15_000 })
+    await page.locator(".echo-feed li").first().locator("button", { hasText: "copy return?" }).click()
+    await page.locator(".echo-lag span", { hasText: "25 blocks late" }).first().waitFor({ timeout: 15_000 })
     await screenshot(page, "echo-desktop")
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "echo-phone")

@@ -11,10 +11,29 @@ import { waitFor } from "../support/wait"
 const DAYS = 14
 
 let app: TestApp
+/** What `GET /api/console/history` said, read from the start until it says the replay is done. */
+const progress: Array<{ replaying: boolean; percent: number; step: string; days: number }> = []
+let watching: Promise<void> = Promise.resolve()
+let closing = false
+let watchError: unknown
 beforeAll(async () => {
   app = await startApp({ env: { DEMO_HISTORY_DAYS: String(DAYS), DEMO_HISTORY_BLOCKS: "5", DEMO_BLOCK_MS: "60000", PICKS_MIN_N: "1", PICKS_CACHE_SECONDS: "0" } })
+  watching = (async () => {
+    // Until it says done (the test below bounds the wait), or the app is closed.
+    while (!closing) {
+      const res = await fetch(`${app.url}/api/console/history`)
+      const body = (await res.json()) as (typeof progress)[number]
+      if (res.status !== 200) throw new Error(`GET /api/console/history: ${res.status} ${JSON.stringify(body)}`)
+      progress.push(body)
+      if (!body.replaying) return
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  })().catch((e: unknown) => { watchError = e })
 }, 120_000)
-afterAll(async () => app?.close())
+afterAll(async () => {
+  closing = true
+  await app?.close()
+})
 
 const get = async (path: string) => {
   const res = await fetch(`${app.url}${path}`)
@@ -22,6 +41,7 @@ const get = async (path: string) => {
 }
 
 describe("picks of the demo history", () => {
+
   it("are replayed once the history is stored: flagged, graded both ways, with exits", async () => {
     await waitFor(async () => (await app.query("SELECT 1 FROM picks_history_replay")).length === 1, 420_000, 500)
     const [replay] = await app.query<{ records: number; flagged: number; graded: number }>(
@@ -44,6 +64,21 @@ describe("picks of the demo history", () => {
     // Replayed picks are history: none is announced as a new pick (no alert fires for them).
     expect(picks!.published).toBe(picks!.total)
   }, 480_000)
+
+  it("says how far the history replay is, up to 100 %, and then that it is done", async () => {
+    // The replay is done (the test above waited for it): the next read says so.
+    await watching
+    expect(watchError).toBeUndefined()
+    expect(progress.length).toBeGreaterThan(1)
+    // While it replays: below 100, never going back, storing before the picks.
+    const during = progress.slice(0, -1)
+    expect(during.every((p) => p.replaying && p.percent < 100 && p.days === DAYS)).toBe(true)
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.percent).toBeGreaterThanOrEqual(progress[i - 1]!.percent)
+    expect(during.some((p) => p.step === "storing")).toBe(true)
+    expect(progress.at(-1)).toEqual({ replaying: false, percent: 100, step: "done", days: DAYS })
+    // Done means the picks were replayed.
+    expect(await app.query("SELECT 1 FROM picks_history_replay")).toHaveLength(1)
+  }, 30_000)
 
   it("shows them on the endpoints, and the ledger still verifies", async () => {
     const s = await get("/api/picks2/summary")

@@ -46,8 +46,9 @@ export const Header: Component = () => {
         >
           {(user) => (
             <div class="account">
-              <Link href="/account" class="account-name" title={`${user().email}: your account, API keys and sessions`}>
-                {user().display_name || user().email}
+              {/* The name may be shortened; the tier never is (it sits outside the shortened part). */}
+              <Link href="/account" class="account-link" title={`${user().email}: your account, API keys and sessions`}>
+                <span class="account-name">{user().display_name || user().email.split("@")[0]}</span>
                 <span class="tier">{user().tier}</span>
               </Link>
               <button

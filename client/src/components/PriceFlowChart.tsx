@@ -5,7 +5,7 @@
  */
 import { HistogramSeries, LineSeries, type UTCTimestamp } from "lightweight-charts"
 import type { Component } from "solid-js"
-import { axisPrice, axisUsd, isInflow } from "../lib/format"
+import { chartFormat, isInflow } from "../lib/format"
 import { Chart, chartColors } from "./Chart"
 
 export interface ChartTrade {
@@ -20,14 +20,17 @@ const bucketSeconds = (spanSeconds: number) => (spanSeconds <= 6 * 3600 ? 300 : 
 export const PriceFlowChart: Component<{ trades: ReadonlyArray<ChartTrade>; symbol: string }> = (props) => (
   <Chart
     label={`${props.symbol} price of whale trades and net whale flow`}
-    height={300}
-    options={{ leftPriceScale: { visible: true, borderColor: chartColors().grid } }}
+    height={320}
     setup={(chart) => {
       const c = chartColors()
-      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: { type: "custom", formatter: axisPrice, minMove: 1e-12 } })
-      const flow = chart.addSeries(HistogramSeries, { priceScaleId: "left", priceFormat: { type: "custom", formatter: axisUsd, minMove: 1 }, lastValueVisible: false, priceLineVisible: false })
-      chart.priceScale("left").applyOptions({ scaleMargins: { top: 0.7, bottom: 0 } })
-      priceLine.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.3 } })
+      // Price above, net flow in a pane of its own below: each axis spans only its own series (a flow axis shared
+      // with the price's height read ±$20M beside bars of a few hundred thousand), and no tag covers another axis.
+      const priceLine = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: chartFormat.price }, 0)
+      const flow = chart.addSeries(HistogramSeries, { priceFormat: chartFormat.flow, lastValueVisible: false, priceLineVisible: false }, 1)
+      chart.panes()[0]?.setStretchFactor(2.2)
+      chart.panes()[1]?.setStretchFactor(1)
+      priceLine.priceScale().applyOptions({ scaleMargins: { top: 0.12, bottom: 0.08 } })
+      flow.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0.05 } })
       return () => {
         const sorted = [...props.trades].filter((t) => Number.isFinite(Date.parse(t.ts))).sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))
         const prices = new Map<number, number>()

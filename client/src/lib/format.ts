@@ -101,12 +101,14 @@ export const duration = (seconds: number): string => {
   return `${Math.floor(seconds / 86_400)}d ${Math.floor((seconds % 86_400) / 3600)}h`
 }
 
-/** A price-axis label: `$2,960`, `$15.42`, `$0.8123`, `$0.00001234` (enough digits to tell ticks apart). */
+/** A price-axis label: `$2,960.00`, `$2,708.12`, `$15.42`, `$0.812345`, `$0.0000123456` (enough digits to tell ticks apart). */
 export const axisPrice = (n: number): string => {
   if (!Number.isFinite(n)) return ""
   const abs = Math.abs(n)
-  const digits = abs >= 1000 ? 0 : abs >= 1 ? 2 : abs === 0 ? 2 : Math.min(12, 2 - Math.floor(Math.log10(abs)) + 1)
-  return `${n < 0 ? "-" : ""}$${abs.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`
+  // Up to 6 significant digits (the prices' own precision), so close ticks of a flat price still differ.
+  const digits = abs >= 100_000 ? 0 : abs >= 1000 ? 2 : abs >= 1 ? 4 : abs === 0 ? 2 : Math.min(12, 5 - Math.floor(Math.log10(abs)))
+  const least = abs >= 1 ? Math.min(2, digits) : digits
+  return `${n < 0 ? "−" : ""}$${abs.toLocaleString("en-US", { minimumFractionDigits: least, maximumFractionDigits: digits })}`
 }
 
 /** A USD-flow axis label: `+$1.2M`, `−$350K`, `$0`. */
@@ -116,3 +118,18 @@ export const axisUsd = (n: number): string => signedUsd(Math.round(n))
 export const WETH_ADDRESS = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 export const tokenName = (token: string, symbol: string): string =>
   token.toLowerCase() === WETH_ADDRESS ? "ETH" : symbol
+
+/**
+ * The price formats of chart series (lightweight-charts' `priceFormat`): every chart axis and crosshair label goes
+ * through the formatters above, never the library's default `49200.00`.
+ */
+export const chartFormat = {
+  /** Token prices: `$2,960`, `$0.8123`, `$0.00001234`. */
+  price: { type: "custom", formatter: axisPrice, minMove: 1e-12 },
+  /** Signed USD flows: `+$1.2M`, `−$350K`. */
+  flow: { type: "custom", formatter: axisUsd, minMove: 1 },
+  /** Amounts of USD: `$1.2M`, `$950`. */
+  usd: { type: "custom", formatter: (n: number) => usd(Math.round(n)), minMove: 1 },
+  /** Signed percentages: `+12 %`, `−3 %`. */
+  pct: { type: "custom", formatter: (n: number) => signedPct(n, 0), minMove: 0.01 }
+} as const

@@ -222,14 +222,23 @@ export class Picks extends Effect.Service<Picks>()("app/picks/Picks", {
      */
     const replayHistory = Effect.fn("Picks.replayHistory")(function* (onProgress: (records: number) => void = () => {}) {
       if (yield* repo.historyReplayed) return null
-      const figures = yield* rebuild(onProgress, "demo history stored")
+      replayedRecords = 0
+      const figures = yield* rebuild((n) => { replayedRecords = n; onProgress(n) }, "demo history stored")
       yield* repo.markHistoryReplayed(figures)
       return figures
     })
+    /** Records the replay of this process went through so far (null: none running here). */
+    let replayedRecords: number | null = null
+    /**
+     * The demo history's replay as the console shows it: done (once per database), and how many records the replay
+     * running in this process has gone through (null when it runs in another process, or not yet).
+     */
+    const historyReplay = repo.historyReplayed.pipe(Effect.map((done) => ({ done, records: done ? null : replayedRecords })))
 
     return {
       settings,
       replayHistory,
+      historyReplay,
       /** One record; the id of the pick it flagged, if any. */
       ingest: Effect.fn("Picks.ingest")(function* (m: ChainTxMessage) {
         if (!isFlowCategory(m.category)) return null

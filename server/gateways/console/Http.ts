@@ -12,9 +12,11 @@ import { ReadModels } from "../../domains/analytics/ReadModels"
 import { AuthGuards } from "../../domains/accounts/Guards"
 import { AppConfig } from "../../platform/Config"
 import { NotFound } from "../../platform/http/Errors"
+import { Guard } from "../../platform/http/Guards"
 import { route } from "../../platform/http/Route"
 import { memo } from "../../platform/infra/Memo"
 import { anonymousTrades, maskAddress } from "./AnonymousView"
+import { makeHistoryReplay } from "./History"
 
 /** Trades sent for the chart (the newest). */
 const TRADES = 300
@@ -50,7 +52,13 @@ export const ConsoleRoutes = Effect.gen(function* () {
       })
   })
 
+  // Read often by every open console while it replays; one database read a second is enough.
+  const historyReplay = yield* makeHistoryReplay
+  const replay = yield* memo({ ttl: "1 second", capacity: 1, compute: (_: "replay") => historyReplay })
+
+
   return [
+    route(ConsoleEndpoints.history, { guard: Guard.anon, handler: () => replay.get("replay") }),
     route(ConsoleEndpoints.token, {
       guard: guards.optionalUser,
       handler: ({ params, auth }) =>

@@ -3,7 +3,7 @@ import { LineSeries, type UTCTimestamp } from "lightweight-charts"
 import type { Component } from "solid-js"
 import type { BacktestResponse } from "../../../../schema/http/backtest"
 import { Chart, chartColors } from "../../components/Chart"
-import { usd } from "../../lib/format"
+import { chartFormat } from "../../lib/format"
 
 export const EquityChart: Component<{ equity: BacktestResponse["equity"] }> = (props) => (
   <Chart
@@ -12,7 +12,7 @@ export const EquityChart: Component<{ equity: BacktestResponse["equity"] }> = (p
     options={{ timeScale: { timeVisible: false } }}
     setup={(chart) => {
       const c = chartColors()
-      const format = { type: "custom" as const, formatter: (n: number) => usd(Math.round(n)), minMove: 0.01 }
+      const format = chartFormat.usd
       const eth = chart.addSeries(LineSeries, { color: c.text, lineWidth: 2, lineStyle: 2, priceFormat: format, priceLineVisible: false, title: "ETH" })
       const equity = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: format, priceLineVisible: false, title: "Picks" })
       return () => {

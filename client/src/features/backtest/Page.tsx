@@ -3,7 +3,7 @@
  * entry filter, exit rule, sizing, date range, costs → metrics, the equity curve against ETH, the trade list). Every
  * visitor sees the public 90-day sample (`GET /api/backtest/sample`); below alpha the page says what the tier adds.
  */
-import { For, onMount, Show, type Component, type JSX } from "solid-js"
+import { createSignal, For, onMount, Show, type Component, type JSX } from "solid-js"
 import { tierAtLeast } from "../../../../schema/tiers"
 import type { BacktestResponse } from "../../../../schema/http/backtest"
 import { Card } from "../../components/Card"
@@ -15,7 +15,8 @@ import { EquityChart } from "./EquityChart"
 import { createBacktestStore, type BacktestForm, type BacktestStore } from "./store"
 import "./backtest.css"
 
-const TRADES_SHOWN = 200
+/** Trades per page of the trades table. */
+const TRADES_PAGE = 25
 const pctOf = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)} %`)
 const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")}`
 
@@ -106,6 +107,47 @@ const Metrics: Component<{ r: BacktestResponse }> = (props) => {
   )
 }
 
+/** The backtest's trades, a page at a time; the count beside the title is what the pages hold together. */
+const TradesCard: Component<{ trades: BacktestResponse["trades"] }> = (props) => {
+  const [page, setPage] = createSignal(0)
+  const pages = () => Math.max(1, Math.ceil(props.trades.length / TRADES_PAGE))
+  const shown = () => props.trades.slice(page() * TRADES_PAGE, (page() + 1) * TRADES_PAGE)
+  return (
+    <Card title="Trades" class="span-2" aside={<span class="muted small">{props.trades.length === 0 ? "none" : `${page() * TRADES_PAGE + 1}–${page() * TRADES_PAGE + shown().length} of ${props.trades.length.toLocaleString("en-US")}`}</span>}>
+      <div class="table-wrap bt-trades">
+        <table class="table">
+          <thead><tr><th>Token</th><th>Entry (UTC)</th><th>Exit (UTC)</th><th>Why</th><th class="num">Entry</th><th class="num">Exit</th><th class="num">Size</th><th class="num">Costs</th><th class="num">P&amp;L</th><th class="num">Return</th></tr></thead>
+          <tbody>
+            <For each={shown()} fallback={<tr><td colSpan={10} class="empty">No pick matched the filter in this range.</td></tr>}>
+              {(t) => (
+              <tr>
+                <td class="strong">{t.symbol}</td>
+                <td>{when(t.entry_at)}</td>
+                <td>{when(t.exit_at)}</td>
+                <td>{t.exit_reason === "hold" ? "held" : "whale exit"}</td>
+                <td class="num">{price(t.entry_price)}</td>
+                <td class="num">{price(t.exit_price)}</td>
+                <td class="num">{usd(t.notional)}</td>
+                <td class="num muted">{usd(t.costs)}</td>
+                <td class={`num ${t.pnl >= 0 ? "pos" : "neg"}`}>{signedUsd(t.pnl)}</td>
+                <td class={`num ${t.return >= 0 ? "pos" : "neg"}`}>{ret(t.return, 1)}</td>
+              </tr>
+            )}
+            </For>
+          </tbody>
+        </table>
+      </div>
+      <Show when={pages() > 1}>
+        <div class="row pager">
+          <button class="btn btn-small btn-quiet" disabled={page() === 0} onClick={() => setPage(page() - 1)}>Previous</button>
+          <span class="small muted">page {page() + 1} of {pages()}</span>
+          <button class="btn btn-small btn-quiet" disabled={page() >= pages() - 1} onClick={() => setPage(page() + 1)}>Next</button>
+        </div>
+      </Show>
+    </Card>
+  )
+}
+
 const Result: Component<{ r: BacktestResponse }> = (props) => (
   <>
     <Show when={props.r.demo}><p class="notice" role="note"><strong>Demo data.</strong> The picks replayed here come from the built-in demo chain.</p></Show>
@@ -117,31 +159,7 @@ const Result: Component<{ r: BacktestResponse }> = (props) => (
           Skipped: {props.r.skipped.cash} for want of cash (no leverage), {props.r.skipped.unpriced} without prices.
         </p>
       </Card>
-      <Card title="Trades" class="span-2" aside={<Show when={props.r.trades.length > TRADES_SHOWN}><span class="muted small">first {TRADES_SHOWN} of {props.r.trades.length}</span></Show>}>
-        <div class="table-wrap bt-trades">
-          <table class="table">
-            <thead><tr><th>Token</th><th>Entry (UTC)</th><th>Exit (UTC)</th><th>Why</th><th class="num">Entry</th><th class="num">Exit</th><th class="num">Size</th><th class="num">Costs</th><th class="num">P&amp;L</th><th class="num">Return</th></tr></thead>
-            <tbody>
-              <For each={props.r.trades.slice(0, TRADES_SHOWN)} fallback={<tr><td colSpan={10} class="empty">No pick matched the filter in this range.</td></tr>}>
-                {(t) => (
-                  <tr>
-                    <td class="strong">{t.symbol}</td>
-                    <td>{when(t.entry_at)}</td>
-                    <td>{when(t.exit_at)}</td>
-                    <td>{t.exit_reason === "hold" ? "held" : "whale exit"}</td>
-                    <td class="num">{price(t.entry_price)}</td>
-                    <td class="num">{price(t.exit_price)}</td>
-                    <td class="num">{usd(t.notional)}</td>
-                    <td class="num muted">{usd(t.costs)}</td>
-                    <td class={`num ${t.pnl >= 0 ? "pos" : "neg"}`}>{signedUsd(t.pnl)}</td>
-                    <td class={`num ${t.return >= 0 ? "pos" : "neg"}`}>{ret(t.return, 1)}</td>
-                  </tr>
-                )}
-              </For>
-            </tbody>
-          </table>
-        </div>
-      </Card>
+      <TradesCard trades={props.r.trades} />
     </div>
   </>
 )
@@ -169,7 +187,7 @@ const Sample: Component<{ store: BacktestStore }> = (props) => (
 export const BacktestPage: Component = () => {
   const [shell] = useStore()
   const store = createBacktestStore()
-  onMount(() => void store.loadSample())
+  onMount(() => void Promise.all([store.loadSample(), store.loadRange()]))
   const user = () => shell.session.user
   const allowed = () => user() !== null && tierAtLeast(user()!.tier, "alpha")
   return (

@@ -61,6 +61,18 @@ export const createBacktestStore = () => {
     }
   }
 
+  /**
+   * The default range is the span of the picks (first flag → today), not a fixed year: months before the first
+   * pick would only draw a flat line. Left alone once the user has changed the dates.
+   */
+  const loadRange = async () => {
+    const untouched = { from: state.form.from, to: state.form.to }
+    const s = await backtestApi.picksSummary().catch(() => null)
+    const first = s?.counts.first_flagged_at
+    if (!first || state.form.from !== untouched.from || state.form.to !== untouched.to) return
+    setState("form", "from", dayOf(Date.parse(first)))
+  }
+
   const run = async () => {
     setState({ running: true, error: null })
     try {
@@ -73,7 +85,7 @@ export const createBacktestStore = () => {
   }
 
   return {
-    state, loadSample, run,
+    state, loadSample, loadRange, run,
     set: <K extends keyof BacktestForm>(key: K, value: BacktestForm[K]) => setState("form", key, value)
   }
 }

@@ -46,7 +46,7 @@ export const BillingPage: Component<{ params: Record<string, string> }> = () => 
     <Show when={session.session.user} fallback={<p class="empty">Checking your session…</p>}>
       <div class="grid billing">
         <Show when={s()?.test_payments}>
-          <p class="notice notice-warn span-2" role="note"><strong>Test payments</strong> — this server uses a local stand-in of the payment providers. Nothing is charged.</p>
+          <p class="notice span-2" role="note"><strong>Test payments</strong> — this server uses a local stand-in of the payment providers. Nothing is charged.</p>
         </Show>
         <Show when={billing.state.error}>{(e) => <p class="notice notice-warn span-2" role="alert">{e()}</p>}</Show>
         <Show when={billing.state.notice}>{(n) => <p class="notice span-2" role="status">{n()}</p>}</Show>

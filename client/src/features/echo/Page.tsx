@@ -18,7 +18,7 @@ export const EchoPage: Component<{ params: Record<string, string> }> = () => {
   return (
     <div class="echo">
       <header class="echo-head">
-        <h1>Echo <span class="muted small">paper-trading the whales · simulated money, real prices, honest fills</span></h1>
+        <h1>Echo <span class="muted small">paper-trading the whales · simulated money, fills at {shell.market.meta?.demo ? "the demo chain's generated prices" : "the whales' recorded prices"}, with slippage and gas</span></h1>
       </header>
       <Show when={store.state.notice}>
         {(n) => <p class={`echo-notice ${n().kind === "error" ? "neg" : "pos"}`} role="status">{n().text}</p>}

@@ -1,11 +1,12 @@
 /** The panels of the /echo page; each reads the Echo store given in its props (never destructured). */
-import { createSignal, For, Show, type Component } from "solid-js"
+import { createSignal, For, onMount, Show, type Component } from "solid-js"
 import { Card } from "../../components/Card"
 import { WalletLink } from "../../components/WalletLink"
 import { query } from "../../router"
 import { Chart, chartColors } from "../../components/Chart"
 import { CandlestickSeries, HistogramSeries, type UTCTimestamp } from "lightweight-charts"
-import { ago, money, price, signedPct, usd as compactUsd } from "../../lib/format"
+import { ago, amount, chartFormat, money, price, signedPct, usd as compactUsd } from "../../lib/format"
+import { echoApi } from "./api"
 import type { EchoStore } from "./store"
 
 type P = { readonly store: EchoStore }
@@ -23,7 +24,7 @@ export const Summary: Component<P & { readonly live: string }> = (props) => {
       <div class="stat"><span class="muted small">Unrealized P&amp;L</span><strong class={cls(p()?.unrealized_pnl)}>{signedUsd(p()?.unrealized_pnl)}</strong></div>
       <div class="stat"><span class="muted small">Realized P&amp;L</span><strong class={cls(p()?.realized_pnl)}>{signedUsd(p()?.realized_pnl)}</strong></div>
       <div class="stat"><span class="muted small">Return</span><strong class={cls(p()?.return_pct)}>{p() ? signedPct(p()!.return_pct) : "—"}</strong></div>
-      <div class="stat"><span class="muted small">Live</span><strong class={props.live === "live" ? "pos" : "muted"}>{props.live}</strong></div>
+      <div class="stat"><span class="muted small">Valuation</span><strong class={props.live === "live" ? "pos" : "muted"}>{props.live === "live" ? "Updating live" : props.live === "connecting" ? "Connecting…" : "Reconnecting…"}</strong></div>
     </div>
   )
 }
@@ -36,8 +37,8 @@ export const Holdings: Component<P> = (props) => (
         <tbody>
           <For each={props.store.state.portfolio?.holdings}>{(h) => (
             <tr onClick={() => props.store.actions.loadChart(h.token)} class="clickable">
-              <td><strong>{h.symbol}</strong></td><td>{h.quantity.toPrecision(5)}</td><td>{price(h.avg_entry)}</td><td>{price(h.price)}</td>
-              <td>{usd(h.value_usd)}</td><td class={cls(h.unrealized_pnl)}>{signedUsd(h.unrealized_pnl)}{h.unrealized_pct !== null ? ` (${h.unrealized_pct.toFixed(1)}%)` : ""}</td>
+              <td><strong>{h.symbol}</strong></td><td>{amount(String(h.quantity))}</td><td>{price(h.avg_entry)}</td><td>{price(h.price)}</td>
+              <td>{usd(h.value_usd)}</td><td class={cls(h.unrealized_pnl)}>{signedUsd(h.unrealized_pnl)}{h.unrealized_pct !== null ? ` (${signedPct(h.unrealized_pct)})` : ""}</td>
             </tr>
           )}</For>
         </tbody>
@@ -46,25 +47,47 @@ export const Holdings: Component<P> = (props) => (
   </Card>
 )
 
+/** A token as the ticket takes it: a contract address as is, a symbol through the tracked-token list. */
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
 export const Ticket: Component<P> = (props) => {
   const [side, setSide] = createSignal<"BUY" | "SELL">("BUY")
   const [token, setToken] = createSignal("")
   const [amount, setAmount] = createSignal("1000")
+  const [tokens, setTokens] = createSignal<ReadonlyArray<{ address: string; symbol: string }>>([])
+  onMount(() => void echoApi.tokens().then((t) => setTokens(t.tokens)).catch(() => undefined))
+  const resolve = (text: string) => {
+    if (ADDRESS.test(text)) return text
+    const wanted = text.toUpperCase()
+    return tokens().find((t) => t.symbol.toUpperCase() === wanted)?.address ?? null
+  }
+  const submit = (e: SubmitEvent) => {
+    e.preventDefault()
+    const text = token().trim()
+    const address = resolve(text)
+    if (address === null) return props.store.actions.say("error", `No tracked token "${text}": pick one from the list or paste its contract address.`)
+    void props.store.actions.trade(side(), address, Number(amount()))
+  }
   return (
     <Card title="Trade ticket">
-      <form class="echo-form" onSubmit={(e) => { e.preventDefault(); void props.store.actions.trade(side(), token().trim(), Number(amount())) }}>
+      <form class="echo-form" onSubmit={submit}>
         <select aria-label="Side" value={side()} onChange={(e) => setSide(e.currentTarget.value as "BUY" | "SELL")}><option>BUY</option><option>SELL</option></select>
-        <input aria-label="Token address" placeholder="token address 0x…" value={token()} onInput={(e) => setToken(e.currentTarget.value)} required />
+        <input aria-label="Token" placeholder="symbol or 0x address" list="echo-token-list" autocomplete="off" value={token()} onInput={(e) => setToken(e.currentTarget.value)} required />
+        <datalist id="echo-token-list"><For each={tokens()}>{(t) => <option value={t.symbol}>{t.address}</option>}</For></datalist>
         <input aria-label="USD" type="number" min="1" step="any" value={amount()} onInput={(e) => setAmount(e.currentTarget.value)} required />
         <button type="submit" disabled={props.store.state.busy}>{side() === "BUY" ? "Buy" : "Sell"}</button>
       </form>
-      <p class="muted small">Fills at the latest whale price plus slippage (size against observed liquidity) and gas.</p>
+      <p class="muted small">Fills at the latest whale price, plus slippage (by size) and gas.</p>
     </Card>
   )
 }
 
 export const Feed: Component<P> = (props) => {
   const [size, setSize] = createSignal("1000")
+  /** Why a row cannot be copied (a SELL of a token the user does not hold), or null. */
+  const cannotCopy = (t: { side: string; token: string; symbol: string }) =>
+    t.side === "SELL" && !(props.store.state.portfolio?.holdings ?? []).some((h) => h.token === t.token && h.quantity > 0)
+      ? `Nothing to sell: you hold no ${t.symbol}` : null
   return (
     <Card title="Whale feed" aside={<label class="small">copy size $ <input class="echo-size" type="number" min="1" value={size()} onInput={(e) => setSize(e.currentTarget.value)} /></label>}>
       <Show when={props.store.state.feed?.items.length} fallback={<p class="empty">No whale DEX trades recorded yet.</p>}>
@@ -77,12 +100,15 @@ export const Feed: Component<P> = (props) => {
               <WalletLink class="muted small" address={t.wallet} label={t.wallet_label} />
               <span class="muted small">{ago(t.ts, Date.now())}</span>
               <span class="echo-lag small">
-                <Show when={props.store.state.lag[t.wallet]} fallback={<button class="btn-link" onClick={() => props.store.actions.lagCurve(t.wallet)}>edge vs lag</button>}>
-                  {(l) => <For each={l().points}>{(pt) => <span class={cls(pt.return_pct)} title={`${pt.positions} positions`}>{pt.delay_blocks}b {pt.return_pct === null ? "—" : `${pt.return_pct.toFixed(1)}%`} </span>}</For>}
+                <Show when={props.store.state.lag[t.wallet]} fallback={<button class="btn-link" onClick={() => props.store.actions.lagCurve(t.wallet)} title="What copying this wallet returned, by how late the copy filled">copy return?</button>}>
+                  {(l) => <span title={`Return of copying this wallet's trades of the last ${l().window_days} days, filled 0, 1, 2… blocks after the whale`}>
+                    <For each={l().points}>{(pt, i) => <span class={cls(pt.return_pct)}>{i() === 0 ? "" : " · "}{pt.delay_blocks === 0 ? "at once" : `${pt.delay_blocks} block${pt.delay_blocks === 1 ? "" : "s"} late`} {signedPct(pt.return_pct)}</span>}</For>
+                  </span>}
                 </Show>
               </span>
-              <button disabled={t.copy_hint === null || props.store.state.busy} onClick={() => props.store.actions.copy(t.tx_hash, t.log_index, t.wallet, Number(size()))}
-                title={t.copy_hint ? `~${t.copy_hint.est_slippage_bps.toFixed(0)} bps + $${t.copy_hint.est_gas_usd.toFixed(2)} gas, ${t.copy_hint.delay_blocks} block delay` : "not priced"}>Copy</button>
+              <button class="echo-copy" disabled={t.copy_hint === null || props.store.state.busy || cannotCopy(t) !== null} onClick={() => props.store.actions.copy(t.tx_hash, t.log_index, t.wallet, Number(size()))}
+                title={cannotCopy(t) ?? (t.copy_hint ? `About ${t.copy_hint.est_slippage_bps.toFixed(0)} bps slippage and ${money(t.copy_hint.est_gas_usd)} gas, filled ${t.copy_hint.delay_blocks} block(s) later` : "No price for this token yet")}>Copy</button>
+              <Show when={cannotCopy(t)}>{(why) => <span class="muted small echo-why">{why()}</span>}</Show>
             </li>
           )}</For>
         </ul>
@@ -105,7 +131,7 @@ export const History: Component<P> = (props) => {
                 <td><span class={x.side === "BUY" ? "pos" : "neg"}>{x.side}</span> {x.symbol} <span class="muted small">{x.origin}</span></td>
                 <td>{price(x.price)} <span class="muted small">{usd(x.usd)}</span></td>
                 <td>{x.whale_price === null ? "—" : price(x.whale_price)}</td>
-                <td class="small">{x.slippage_bps.toFixed(0)} bps · ${x.gas_usd.toFixed(2)}{x.delay_blocks ? ` · ${x.delay_blocks}b` : ""}</td>
+                <td class="small">{x.slippage_bps.toFixed(0)} bps · {money(x.gas_usd)}{x.delay_blocks ? ` · ${x.delay_blocks} block${x.delay_blocks === 1 ? "" : "s"} late` : ""}</td>
                 <td class={cls(x.realized_pnl)}>{x.realized_pnl === null ? "" : signedUsd(x.realized_pnl)}</td>
               </tr>
             )}</For>
@@ -182,6 +208,15 @@ export const AutoCopy: Component<P> = (props) => {
   )
 }
 
+/**
+ * The chart's figures in plain words. Liquidity is left out: Echo has no pool data, only the whales' own DEX volume
+ * (which the fills use as a depth estimate), so it would repeat the 24-hour volume under another name.
+ */
+const STATS = [
+  ["price", "Price"], ["change_24h_pct", "Change, 24 h"], ["high_24h", "24 h high"], ["low_24h", "24 h low"],
+  ["volume_24h", "Whale volume, 24 h"], ["market_cap", "Market cap"], ["all_time_high", "Highest recorded"]
+] as const
+
 export const TokenChart: Component<P> = (props) => {
   const c = () => props.store.state.chart
   return (
@@ -192,8 +227,8 @@ export const TokenChart: Component<P> = (props) => {
       <Show when={c()} fallback={<p class="empty">Select a token.</p>}>
         <Chart label="Price" height={240} setup={(chart) => {
           const colors = chartColors()
-          const candles = chart.addSeries(CandlestickSeries, { upColor: colors.pos, downColor: colors.neg, wickUpColor: colors.pos, wickDownColor: colors.neg, borderVisible: false })
-          const volume = chart.addSeries(HistogramSeries, { priceScaleId: "", color: "rgba(56, 189, 248, 0.35)", priceFormat: { type: "volume" } })
+          const candles = chart.addSeries(CandlestickSeries, { upColor: colors.pos, downColor: colors.neg, wickUpColor: colors.pos, wickDownColor: colors.neg, borderVisible: false, priceFormat: chartFormat.price })
+          const volume = chart.addSeries(HistogramSeries, { priceScaleId: "", color: "rgba(56, 189, 248, 0.35)", priceFormat: chartFormat.usd, lastValueVisible: false, priceLineVisible: false })
           volume.priceScale().applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } })
           return () => {
             const data = c()?.candles ?? []
@@ -203,9 +238,10 @@ export const TokenChart: Component<P> = (props) => {
           }
         }} />
         <dl class="echo-dl echo-stats-dl">
-          <For each={Object.entries(c()!.stats)}>{([name, s]) => (
-            <><dt>{name.replace(/_/g, " ")}</dt><dd title={s.reason ?? ""}>{s.value === null ? <span class="muted small">n/a — {s.reason}</span> : name.includes("pct") ? signedPct(s.value) : name === "price" || name.includes("high") || name.includes("low") ? price(s.value) : usd(s.value)}</dd></>
-          )}</For>
+          <For each={STATS}>{([name, label]) => {
+            const s = () => c()!.stats[name]
+            return <><dt>{label}</dt><dd title={s().reason ?? ""}>{s().value === null ? <span class="muted small">not known: {s().reason}</span> : name === "change_24h_pct" ? signedPct(s().value) : name === "price" || name.includes("high") || name.includes("low") ? price(s().value) : compactUsd(s().value)}</dd></>
+          }}</For>
         </dl>
       </Show>
     </Card>

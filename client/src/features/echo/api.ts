@@ -17,6 +17,7 @@ export const echoApi = {
   analytics: () => call(E.analytics),
   leaderboard: () => call(E.leaderboard),
   hotTokens: () => call(E.hotTokens),
+  tokens: () => call(E.tokens),
   lookup: (address: string) => call(E.lookup, { query: { address } }),
   chart: (address: string, tf: string) => call(E.chart, { params: { address }, query: { tf } }),
   lagCurve: (wallet: string) => call(E.lagCurve, { params: { address: wallet } }),

@@ -6,6 +6,7 @@
 import { createStore } from "solid-js/store"
 import { EchoUserEvent, type Analytics, type ChartData, type FeedPage, type LagCurve, type Leaderboard, type Portfolio, type TradesPage } from "../../../../schema/http/echo"
 import type { Deps } from "../../store/types"
+import { amount, money, price } from "../../lib/format"
 import { echoApi } from "./api"
 
 export interface EchoState {
@@ -64,12 +65,12 @@ export const createEchoStore = (deps: Deps) => {
     trade: (side: "BUY" | "SELL", token: string, usd: number) => act(async () => {
       const r = await echoApi.trade({ side, token, usd, command_id: commandId() })
       setState("portfolio", r.portfolio)
-      await afterTrade(`${side} ${r.trade.symbol}: ${r.trade.quantity.toPrecision(6)} at ${r.trade.price.toPrecision(6)} (slippage ${r.trade.slippage_bps.toFixed(0)} bps, gas $${r.trade.gas_usd.toFixed(2)})`)
+      await afterTrade(`${side} ${r.trade.symbol}: ${amount(String(r.trade.quantity))} at ${price(r.trade.price)} (slippage ${r.trade.slippage_bps.toFixed(0)} bps, gas ${money(r.trade.gas_usd)})`)
     }),
     copy: (txHash: string, logIndex: number, wallet: string, usd: number) => act(async () => {
       const r = await echoApi.copy({ tx_hash: txHash, log_index: logIndex, wallet, usd, command_id: commandId() })
       setState("portfolio", r.portfolio)
-      await afterTrade(`Copied ${r.trade.side} ${r.trade.symbol}: filled ${r.trade.delay_blocks} block(s) later at ${r.trade.price.toPrecision(6)} vs whale ${r.trade.whale_price?.toPrecision(6) ?? "—"}`)
+      await afterTrade(`Copied ${r.trade.side} ${r.trade.symbol}: filled ${r.trade.delay_blocks} block(s) later at ${price(r.trade.price)}, the whale paid ${price(r.trade.whale_price)}`)
     }),
     reset: () => act(async () => {
       const r = await echoApi.reset()
@@ -82,6 +83,8 @@ export const createEchoStore = (deps: Deps) => {
     }),
     deleteRule: (wallet: string) => act(async () => { setState("rules", (await echoApi.deleteRule(wallet)).rules) }),
     lagCurve: (wallet: string) => quiet(echoApi.lagCurve(wallet).then((l) => setState("lag", wallet, l))),
+    /** A note from the page itself (e.g. the ticket's own check). */
+    say: (kind: "ok" | "error", text: string) => setState("notice", { kind, text }),
     loadTrades, loadFeed, loadChart, loadBoard
   }
 

@@ -7,6 +7,7 @@ import { LineSeries, type UTCTimestamp } from "lightweight-charts"
 import { For, Show, type Component } from "solid-js"
 import type { Distributions, ExitTiming } from "../../../../schema/http/picks"
 import { Chart, chartColors } from "../../components/Chart"
+import { chartFormat } from "../../lib/format"
 
 type Bin = Distributions["peak"][number]
 type Horizon = Distributions["horizon"][number]
@@ -84,7 +85,7 @@ export const ExitTimingChart: Component<{ timing: ExitTiming }> = (props) => (
     options={{ timeScale: { timeVisible: true } }}
     setup={(chart) => {
       const c = chartColors()
-      const format = { type: "custom" as const, formatter: (v: number) => `${Math.round(v)} %`, minMove: 0.01 }
+      const format = chartFormat.pct
       const entry = chart.addSeries(LineSeries, { color: c.text, lineWidth: 1, lineStyle: 2, priceFormat: format, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false })
       const close = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, lineStyle: 1, priceFormat: format, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false })
       const points = { lineVisible: false, pointMarkersVisible: true, pointMarkersRadius: 4, priceFormat: format, lastValueVisible: false, priceLineVisible: false }

@@ -3,6 +3,7 @@ import { HistogramSeries, LineSeries, type UTCTimestamp } from "lightweight-char
 import type { Component } from "solid-js"
 import type { FlowBucket } from "../../../../schema/http/playbook"
 import { Chart, chartColors } from "../../components/Chart"
+import { chartFormat } from "../../lib/format"
 
 export const FlowChart: Component<{ buckets: ReadonlyArray<FlowBucket>; label: string; height?: number; cumulative?: boolean }> = (props) => (
   <Chart
@@ -10,8 +11,8 @@ export const FlowChart: Component<{ buckets: ReadonlyArray<FlowBucket>; label: s
     height={props.height ?? 220}
     setup={(chart) => {
       const c = chartColors()
-      const bars = chart.addSeries(HistogramSeries, { priceLineVisible: false, lastValueVisible: false })
-      const line = props.cumulative ? chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceLineVisible: false }) : null
+      const bars = chart.addSeries(HistogramSeries, { priceFormat: chartFormat.flow, priceLineVisible: false, lastValueVisible: false })
+      const line = props.cumulative ? chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, priceFormat: chartFormat.flow, priceLineVisible: false }) : null
       return () => {
         const seen = new Set<number>()
         const points = props.buckets

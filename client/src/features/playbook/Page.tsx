@@ -28,11 +28,14 @@ const SpanTable: Component<{ span: SpanMetrics; title: string }> = (props) => (
     <caption class="muted small">{props.title} · {when(props.span.from)} → {when(props.span.to)}</caption>
     <thead><tr><th /><th class="num">Value</th><th class="num">vs 7-day</th><th class="num">z</th></tr></thead>
     <tbody>
-      <For each={ROWS}>
-        {([k, label]) => (
-          <tr><td>{label}</td><td class="num">{fmt(k, props.span.figures[k])}</td><td class="num">{ratio(props.span.ratio[k])}</td><td class="num">{z(props.span.z[k])}</td></tr>
-        )}
-      </For>
+      {/* A window without a single whale record has no figures to show: say so instead of a column of $0. */}
+      <Show when={props.span.figures.records > 0} fallback={<tr><td colSpan={4} class="empty">No data in range: no whale record in this window.</td></tr>}>
+        <For each={ROWS}>
+          {([k, label]) => (
+            <tr><td>{label}</td><td class="num">{fmt(k, props.span.figures[k])}</td><td class="num">{ratio(props.span.ratio[k])}</td><td class="num">{z(props.span.z[k])}</td></tr>
+          )}
+        </For>
+      </Show>
     </tbody>
   </table>
 )

@@ -1,5 +1,5 @@
 /** One token: whale flows per timeframe, a price/flow chart of its whale trades, and those trades, live. */
-import { createEffect, createMemo, For, Show, type Component } from "solid-js"
+import { createEffect, createMemo, createSignal, For, on, Show, type Component } from "solid-js"
 import type { TokenFlow } from "../../../../schema/http/analytics"
 import { Card } from "../../components/Card"
 import { PriceFlowChart } from "../../components/PriceFlowChart"
@@ -8,6 +8,7 @@ import { shortAddress, signedUsd, tokenName, usd } from "../../lib/format"
 import { useStore } from "../../store"
 
 /** One record per wallet × token per transaction (the decoder nets a wallet's movements of a token). */
+const PAGE = 20
 const key = (t: ListedTrade) => `${t.tx_hash}:${t.wallet}:${t.token}`
 
 const FlowCard: Component<{ label: string; flow: TokenFlow | null }> = (props) => (
@@ -30,6 +31,9 @@ export const TokenDetailPage: Component<{ params: Record<string, string> }> = (p
   const [state, actions] = useStore()
   createEffect(() => void actions.loadToken(props.params.token!))
   const detail = () => state.token.detail
+  // The trades a page at a time (the newest first; live ones join the first page).
+  const [page, setPage] = createSignal(0)
+  createEffect(on(() => props.params.token, () => setPage(0)))
   const trades = createMemo((): Array<ListedTrade> => {
     const d = detail()
     if (!d) return []
@@ -37,6 +41,7 @@ export const TokenDetailPage: Component<{ params: Record<string, string> }> = (p
     const live = state.feed.trades.filter((t) => t.token === d.token && !seen.has(key(t)))
     return [...live, ...d.trades].sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts))
   })
+  const pages = () => Math.max(1, Math.ceil(trades().length / PAGE))
   return (
     <Show when={detail()} fallback={<p class="empty">{state.token.error ?? "Loading token…"}</p>}>
       {(d) => (
@@ -56,8 +61,16 @@ export const TokenDetailPage: Component<{ params: Record<string, string> }> = (p
               <PriceFlowChart trades={trades()} symbol={tokenName(d().token, d().symbol)} />
             </Show>
           </Card>
-          <Card title={`Recent whale trades · ${tokenName(d().token, d().symbol)}`} class="span-2">
-            <TradeList trades={trades().slice(0, 100)} hideToken />
+          <Card title={`Recent whale trades · ${tokenName(d().token, d().symbol)}`} class="span-2"
+            aside={<Show when={trades().length > 0}><span class="muted small">{page() * PAGE + 1}–{Math.min(trades().length, (page() + 1) * PAGE)} of {trades().length}</span></Show>}>
+            <TradeList trades={trades().slice(page() * PAGE, (page() + 1) * PAGE)} hideToken />
+            <Show when={pages() > 1}>
+              <div class="row pager">
+                <button class="btn btn-small btn-quiet" disabled={page() === 0} onClick={() => setPage(page() - 1)}>Newer</button>
+                <span class="small muted">page {page() + 1} of {pages()}</span>
+                <button class="btn btn-small btn-quiet" disabled={page() >= pages() - 1} onClick={() => setPage(page() + 1)}>Older</button>
+              </div>
+            </Show>
           </Card>
         </div>
       )}
