@@ -75,8 +75,11 @@ describe("token history", () => {
     const unknown = await call("/api/v1/tokens/NOPE/history")
     expect(unknown.status).toBe(404)
     expect((await unknown.json()).code).toBe("token_not_found")
+    // Counted, so they say where the quota stands, as every keyed answer after the count does.
+    expect(unknown.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
     const dup = await call("/api/v1/tokens/DUP/history")
     expect(dup.status).toBe(409)
+    expect(dup.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/)
     expect(await dup.json()).toMatchObject({
       code: "ambiguous_token", addresses: ["0x00000000000000000000000000000000000000d1", "0x00000000000000000000000000000000000000d2"]
     })

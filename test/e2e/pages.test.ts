@@ -74,7 +74,7 @@ const open = async (path: string) => {
 }
 
 describe("every console page as a whale-tier administrator", () => {
-  const plain = CONSOLE_PAGES.filter((p) => !["/login", "/register", "/tokens/{token}"].includes(p.path))
+  const plain = CONSOLE_PAGES.filter((p) => !["/login", "/register", "/tokens/{token}", "/wallets/{address}"].includes(p.path))
   for (const p of plain) {
     it(`opens ${p.path} (${p.title}) without an error`, async () => {
       await open(p.path)
@@ -91,6 +91,15 @@ describe("every console page as a whale-tier administrator", () => {
     await link.click()
     await page.locator(".chart canvas").first().waitFor({ timeout: 20_000 })
     await clean("/tokens/{token}")
+  }, 60_000)
+
+  it("opens a tracked wallet's page", async () => {
+    const [w] = await app.query<{ address: string }>("SELECT address FROM tracked_wallets WHERE active ORDER BY address LIMIT 1")
+    expect(w, "a tracked wallet").toBeDefined()
+    await open(`/wallets/${w!.address}`)
+    expect(await page.title()).toContain("Wallet")
+    await page.locator(".wl-head").waitFor({ timeout: 20_000 })
+    await clean("/wallets/{address}")
   }, 60_000)
 
   it("the login and register pages (signed in, they still render)", async () => {

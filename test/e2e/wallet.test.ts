@@ -74,7 +74,8 @@ describe("a wallet's page", () => {
     await page.fill('input[aria-label="Search wallets by label or address"]', "gamma")
     const hit = page.locator(".wl-search a.wallet-link", { hasText: "Gamma Trader" })
     await hit.waitFor({ timeout: 10_000 })
-    expect(await page.locator(".wl-search a.wallet-link").count()).toBe(1)
+    // The first answer lists every wallet (Gamma Trader among them): wait for the search's own.
+    await expect.poll(() => page.locator(".wl-search a.wallet-link").count(), { timeout: 10_000 }).toBe(1)
     await hit.click()
     await page.waitForURL(`${app.url}/wallets/${W.W3}`)
     await expect(page.locator(".wl-head h1").textContent()).resolves.toBe("Gamma Trader")

@@ -12,6 +12,10 @@ const ALLOWED = new Set([
   // Analytics reads records for its read models (edge hours, the records API); not moved yet: a follow-up.
   "server/domains/analytics/FlowsRepo.ts",
   "server/domains/analytics/TxRepo.ts",
+  // The keyed export's pages (issue 29): whale_tx by id window joined with tracked_wallets, streamed; the same rows
+  // as TxRepo's listing. Moves with TxRepo.
+  "server/domains/analytics/HistoryRepo.ts",
+  "server/domains/echo/BatchRepo.ts", // a read's books: holdings' live prices in the batch's one statement (as readPriced)
   "server/domains/echo/MarketRepo.ts", // pricing and stats join whale_tx with the analytics roll-up in one round trip
   "server/domains/echo/Repo.ts", // readPriced: holdings' live prices inside the portfolio's one statement
   "server/domains/playbook/FlowRepo.ts" // spans: roll-up hours UNION edge records, one plan (bench:playbook)
