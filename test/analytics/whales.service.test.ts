@@ -20,6 +20,8 @@ import { SqlLive } from "../../server/platform/infra/Sql"
 import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
 import { TOKENS } from "../support/whales"
 
+/** Ten minutes ago, but never yesterday (UTC): the index and its split are today's, whatever time the test runs at. */
+const todayish = () => Math.max(Math.floor(Date.now() / 86_400_000) * 86_400_000, Date.now() - 10 * 60_000)
 const WHALE = "0x1111111111111111111111111111111111111111"
 const TRADER = "0x2222222222222222222222222222222222222222"
 const BOT = "0x6b75d8af000000000000000000000000000000e1"
@@ -43,7 +45,7 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
       rows.map(() => `0xwhales${(++serial).toString(16).padStart(8, "0")}`), rows.map(() => 0), rows.map((r) => r.wallet),
       rows.map((r) => TOKENS[r.token]), rows.map((r) => r.token), rows.map((r) => r.category), rows.map(() => "1"), rows.map(() => "1"),
       rows.map((r) => r.usd), rows.map((r) => r.usd), rows.map((r) => r.venue ?? null), rows.map((_, i) => 100 + serial + i),
-      rows.map((_, i) => `0xblock${serial + i}`), rows.map(() => new Date(Date.now() - 10 * 60_000).toISOString()), rows.map(() => "rpc")
+      rows.map((_, i) => `0xblock${serial + i}`), rows.map(() => new Date(todayish()).toISOString()), rows.map(() => "rpc")
     ])
 
   beforeAll(async () => {
