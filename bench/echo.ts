@@ -16,11 +16,17 @@ import { QUIET_CHAIN } from "../test/support/whales"
 import { Bus } from "../server/platform/infra/Bus"
 import { insertRecords, txHash, UNI, WETH, WHALE } from "../test/echo/support"
 
-const USERS = Number(process.env.BENCH_USERS ?? 1000)
-const PER_USER = Number(process.env.BENCH_TRADES_PER_USER ?? 3)
-const HTTP_REQUESTS = Number(process.env.BENCH_HTTP_REQUESTS ?? 400)
-const HTTP_CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 8)
-const HTTP_USERS = Number(process.env.BENCH_HTTP_USERS ?? 100)
+/** A whole number ≥ 1 from the environment, or a loud refusal (a bench that reads nonsense must not print a figure). */
+const count = (name: string, fallback: number) => {
+  const n = Number(process.env[name] ?? fallback)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number ≥ 1 (got ${process.env[name]})`)
+  return n
+}
+const USERS = count("BENCH_USERS", 1000)
+const PER_USER = count("BENCH_TRADES_PER_USER", 3)
+const HTTP_REQUESTS = count("BENCH_HTTP_REQUESTS", 400)
+const HTTP_CONCURRENCY = count("BENCH_HTTP_CONCURRENCY", 8)
+const HTTP_USERS = count("BENCH_HTTP_USERS", 100)
 const SQL_CONCURRENCY = 32
 /** Issue 31: the actor path must pay for itself. */
 const TARGET = 1.5
