@@ -14,7 +14,7 @@ import { ChainRepo } from "../server/domains/chain/Repo"
 import type { WhaleRecord } from "../server/domains/chain/Types"
 import { Bus } from "../server/platform/infra/Bus"
 import type { startApp } from "../test/support/harness"
-import { cpuMeter, idleRates, pidsOf, ratesText } from "./cpu"
+import { causedCpu, cpuMeter, idleRates, pidsOf, ratesText } from "./cpu"
 
 type App = Awaited<ReturnType<typeof startApp>>
 const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 1))
@@ -120,9 +120,9 @@ export const sustained = async ({ app, run, blockOf, first, lastBefore, alertPid
   // Everything the blocks caused, until the last send: the work a block costs, wherever it fell (a backlog's too),
   // less the background the system uses with no block over the same time.
   const windowS = (allSentAt - t0) / 1000
-  const caused = Math.max(0, cpuAll - idle * windowS)
-  const perBlock = caused / blocks.length
-  console.log(`CPU (app, PostgreSQL, Redis) until all was sent: ${cpuAll.toFixed(1)} s in ${windowS.toFixed(0)} s, less the background ${idle.toFixed(3)} s/s seen with no block (${ratesText(idleParts)}; ${(idle * windowS).toFixed(1)} s) = ${caused.toFixed(1)} s, ${perBlock.toFixed(2)} s a block (budget ${budget.toFixed(2)} s = 2/3 × ${BLOCK_MS / 1000} s × ${availableParallelism()} cores: ${perBlock <= budget ? "met" : "NOT met"}); ${cpuAtEnd.toFixed(1)} s used within the ${blocks.length} intervals`)
+  const caused = causedCpu(cpuAll, windowS, idle)
+  const perBlock = caused.seconds / blocks.length
+  console.log(`CPU (app, PostgreSQL, Redis) until all was sent: ${caused.text} (background by part: ${ratesText(idleParts)}); ${perBlock.toFixed(2)} s a block (budget ${budget.toFixed(2)} s = 2/3 × ${BLOCK_MS / 1000} s × ${availableParallelism()} cores: ${perBlock <= budget ? "met" : "NOT met"}); ${cpuAtEnd.toFixed(1)} s used within the ${blocks.length} intervals`)
   const recordAll = per.flatMap((p) => p.record)
   console.log(`alerts-sustained: blocks ${blocks.length}, cpu per block ${perBlock.toFixed(2)} s of budget ${budget.toFixed(2)} s, backlog at end ${backlogEnd}, record p95 ${quantile(recordAll, 0.95).toFixed(0)} ms`)
 }

@@ -31,7 +31,7 @@ import { MatchIndex, naiveMatch, type Sub } from "../server/domains/alerts/match
 import { newWebhookSecret } from "../server/domains/alerts/delivery/WebhookSignature"
 import { Bus } from "../server/platform/infra/Bus"
 import { startApp } from "../test/support/harness"
-import { cpuMeter, idleRates, pidsOf, ratesText, startProfile } from "./cpu"
+import { causedCpu, cpuMeter, idleRates, pidsOf, ratesText, startProfile } from "./cpu"
 import { owedNow, sustained } from "./alerts-sustained"
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 2400)
@@ -322,9 +322,9 @@ const main = async () => {
     const all = cpuSamples.at(-1)!
     const measuredS = (totalOf(all) - totalOf(cpuSamples[0]!)) / 1000
     const windowS = (all.at - stored) / 1000
-    const cpuS = Math.max(0, measuredS - idle * windowS)
-    console.log(`CPU the block caused (app, PostgreSQL, Redis): ${measuredS.toFixed(2)} s used in ${windowS.toFixed(1)} s, less the background ` +
-      `${idle.toFixed(3)} s/s seen with no block (${ratesText(idleParts)}; ${(idle * windowS).toFixed(2)} s) = ${cpuS.toFixed(2)} s (budget ${budgetS().toFixed(2)} s: ${cpuS <= budgetS() ? "met" : "NOT met"})`)
+    const caused = causedCpu(measuredS, windowS, idle)
+    const cpuS = caused.seconds
+    console.log(`CPU the block caused (app, PostgreSQL, Redis): ${caused.text} (background by part: ${ratesText(idleParts)}); budget ${budgetS().toFixed(2)} s: ${cpuS <= budgetS() ? "met" : "NOT met"}`)
     console.log(`alerts-sustained: blocks 1, cpu per block ${cpuS.toFixed(2)} s of budget ${budgetS().toFixed(2)} s, backlog at end ${backlog ?? 0}, record p95 ${p95.toFixed(0)} ms`)
 
     // Matching cost per record: the index against a scan of every subscription, same block, same process.

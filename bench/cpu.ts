@@ -99,3 +99,18 @@ export const idleRates = async <K extends string>(parts: () => Record<K, number>
 /** Rates as `app 0.012, PostgreSQL 0.030 …` (CPU seconds per second). */
 export const ratesText = (rates: Record<string, number>) =>
   Object.entries(rates).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ")
+
+/**
+ * The CPU a block caused: what was used (`usedS` over `windowS`) less the background (`rate` s/s). A background that
+ * would take more than a quarter of what was used is not a quiet system's (another user of the shared database, a
+ * test run): subtracting it could read anything down to zero, so the figure is then the gross one, an upper bound,
+ * and says so.
+ */
+export const causedCpu = (usedS: number, windowS: number, rate: number) => {
+  const background = rate * windowS
+  if (background > usedS / 4) {
+    return { seconds: usedS, text: `${usedS.toFixed(2)} s used in ${windowS.toFixed(0)} s, gross: the background seen with no block (${rate.toFixed(3)} s/s, ${background.toFixed(1)} s over the window) is no quiet system's, so nothing is subtracted` }
+  }
+  const seconds = usedS - background
+  return { seconds, text: `${usedS.toFixed(2)} s used in ${windowS.toFixed(0)} s, less the background ${rate.toFixed(3)} s/s seen with no block (${background.toFixed(2)} s) = ${seconds.toFixed(2)} s` }
+}
