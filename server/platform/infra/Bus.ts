@@ -13,6 +13,8 @@
  *  - `claimStale` moves entries idle for at least `minIdleMs` from any consumer to the caller, counting a delivery.
  *  - every delivered entry carries `deliveries` (1 on first delivery).
  *  - `deadLetter` copies the entry to `dlq:<stream>` with the reason and acks it in the group.
+ *  - with tracing on, `publish`/`publishMany` store the publisher's trace context beside each payload (never in it)
+ *    and a delivered entry carries it as `trace` (ops/TraceContext.ts); with tracing off there is none.
  */
 import { Context, type Effect } from "effect"
 
@@ -24,6 +26,8 @@ export interface StreamEntry {
   readonly payload: StreamPayload
   /** How many times this entry has been delivered in the group, this delivery included. */
   readonly deliveries: number
+  /** The publisher's W3C `traceparent`, when it published with tracing on (the consumer's span continues it). */
+  readonly trace?: string
 }
 
 export interface ReadOptions {
