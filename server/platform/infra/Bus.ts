@@ -17,8 +17,9 @@
  *    and a delivered entry carries it as `trace` (ops/TraceContext.ts); with tracing off there is none.
  */
 import { Context, type Effect } from "effect"
+import type { AnyPayload, PayloadOf } from "../../../schema/bus"
 
-export type StreamPayload = Record<string, unknown>
+export type StreamPayload = AnyPayload
 
 export interface StreamEntry {
   /** Stream entry id, `<ms>-<seq>` as Redis formats it. */
@@ -60,10 +61,13 @@ export interface BusStats {
 
 export interface BusShape {
   readonly kind: "redis" | "memory"
-  /** Append an entry; trims the stream to about `maxLen` entries (default 100 000). Returns its id. */
-  readonly publish: (stream: string, payload: StreamPayload, maxLen?: number) => Effect.Effect<string>
+  /**
+   * Append an entry; trims the stream to about `maxLen` entries (default 100 000). Returns its id. The payload's type
+   * is the stream's (`PayloadOf`, schema/bus.ts).
+   */
+  readonly publish: <S extends string>(stream: S, payload: PayloadOf<S>, maxLen?: number) => Effect.Effect<string>
   /** Append many entries in one round trip, in order. */
-  readonly publishMany: (stream: string, payloads: ReadonlyArray<StreamPayload>, maxLen?: number) => Effect.Effect<ReadonlyArray<string>>
+  readonly publishMany: <S extends string>(stream: S, payloads: ReadonlyArray<PayloadOf<S>>, maxLen?: number) => Effect.Effect<ReadonlyArray<string>>
   /** Create the group if missing (`startId` `$` = only new entries, `0` = from the start). Idempotent. */
   readonly ensureGroup: (stream: string, group: string, startId?: "$" | "0") => Effect.Effect<void>
   /** Read new entries for the group (`>`), waiting up to `blockMs`. */
