@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { recordId, type RecordSource, type WhaleTx } from "../../../schema/records"
-import { arrayLiteral, type ArrayElement } from "./PgArray"
+import { arrayLiteral, type ArrayElement } from "../../platform/infra/PgArray"
 import type { Label, ResolvedToken, WalletRow, WhaleRecord } from "./Types"
 import { spanned } from "../../platform/ops/Spans"
 

@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral, type ArrayElement } from "../chain/PgArray"
+import { arrayLiteral, type ArrayElement } from "../../platform/infra/PgArray"
 import type { Holding } from "./Ledger"
 import type { NewTrade, PortfolioRow, TradeRow } from "./Repo"
 import { spanned } from "../../platform/ops/Spans"

@@ -3,7 +3,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral } from "../chain/PgArray"
+import { arrayLiteral } from "../../platform/infra/PgArray"
 import { spanned } from "../../platform/ops/Spans"
 
 export type CandidateStatus = "pending" | "joined" | "below" | "rejected" | "left"

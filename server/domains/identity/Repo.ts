@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral } from "../chain/PgArray"
+import { arrayLiteral } from "../../platform/infra/PgArray"
 import type { AddressState } from "./Book"
 import type { Correction, Evidence, Identity, KindInfo, WalletClass } from "./Types"
 import { spanned } from "../../platform/ops/Spans"
