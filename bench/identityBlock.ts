@@ -102,9 +102,14 @@ export const worstCaseBlock = (number: number): BenchBlock => {
     for (const l of t.logs) logs.push({ ...l, logIndex: logs.length, transactionHash: txHash, blockNumber: number, blockHash: hash })
     return { hash: txHash, blockNumber: number, blockHash: hash, timestamp, from: t.from, to: t.to, value: t.value, input: "0x3593564c", transactionIndex: i, status: "success" as const }
   })
+  // As the listener is handed them: decoded from JSON-RPC's JSON (RpcSource.ts), so every string is flat. The strings
+  // built above are concatenations (V8 ropes), which the engine's first read of each would flatten — a cost of this
+  // generator, not of the listener's path.
+  const flatTxs = JSON.parse(JSON.stringify(transactions, (_, v) => (typeof v === "bigint" ? `${v}n` : v)), (_, v) =>
+    typeof v === "string" && /^\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v) as typeof transactions
   return {
-    block: { number, hash, parentHash: `0x${hex(number - 1)}`, timestamp, transactions },
-    logs,
+    block: { number, hash, parentHash: `0x${hex(number - 1)}`, timestamp, transactions: flatTxs },
+    logs: JSON.parse(JSON.stringify(logs)) as Array<RawLog>,
     expect: { swaps: 2_400, sandwiches: 150, arbitrages: 150 }
   }
 }

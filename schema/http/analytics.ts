@@ -29,6 +29,16 @@ export const Excludes = z.object({
 })
 export type Excludes = z.infer<typeof Excludes>
 
+/**
+ * What an answer with exchange flows left out over its own window (issue 28 part 3): the exchange housekeeping
+ * records (transfers between wallets of exchanges: hot ↔ cold, deposit sweeps, exchange to exchange), how many and
+ * their USD value (records without a price count in `count`, not in `usd`). Never a flow, with `include=bots` too.
+ */
+export const ExcludedTotals = z.object({
+  exchange_housekeeping: z.object({ count: z.number().int(), usd: z.number() })
+}).meta({ examples: [{ exchange_housekeeping: { count: 42, usd: 18_250_000 } }] })
+export type ExcludedTotals = z.infer<typeof ExcludedTotals>
+
 /** `?include=bots`: count bots, routers, pools, exchanges and bridges too (keyed API; exchange housekeeping never). */
 export const IncludeQuery = z.object({ include: z.enum(["bots"]).optional() })
 export type Scope = "whales" | "all"

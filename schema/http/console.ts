@@ -1,6 +1,6 @@
 /** Wire contracts of the console's own read endpoints (server/gateways/console), shared with client/. */
 import { z } from "zod"
-import { DataSource, TokenFlow, WhaleTrade } from "./analytics"
+import { DataSource, ExcludedTotals, TokenFlow, WhaleTrade } from "./analytics"
 import { endpoint } from "./endpoint"
 
 export const TokenParams = z.object({ token: z.string().trim().min(1).max(64) })
@@ -10,6 +10,8 @@ export const TokenDetail = z.object({
   token: z.string(),
   symbol: z.string(),
   flows: z.object({ "1H": TokenFlow.nullable(), "24H": TokenFlow.nullable(), "7D": TokenFlow.nullable() }),
+  /** The token's exchange housekeeping left out of each timeframe's flows. */
+  excluded: z.object({ "1H": ExcludedTotals, "24H": ExcludedTotals, "7D": ExcludedTotals }),
   trades: z.array(WhaleTrade),
   /** Anonymous callers see trades this much late, wallets masked (as on the WebSocket feed). */
   delay_ms: z.number().int(),

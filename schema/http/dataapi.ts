@@ -7,7 +7,7 @@ import { z } from "zod"
 import { intParam } from "../common"
 import { WhaleCategory } from "../records"
 import { Tier } from "../tiers"
-import { DataSource, Excludes, IncludeQuery, Positioning, Stats, Timeframe, TokenFlow, TopTokens, WalletSearchData, WalletSearchQuery, WhaleIndex, WhaleTrade } from "./analytics"
+import { DataSource, ExcludedTotals, Excludes, IncludeQuery, Positioning, Stats, Timeframe, TokenFlow, TopTokens, WalletSearchData, WalletSearchQuery, WhaleIndex, WhaleTrade } from "./analytics"
 import { endpoint } from "./endpoint"
 
 export const EnvelopeMeta = z.object({
@@ -35,7 +35,11 @@ export const FlowsQuery = z.object({
   limit: intParam({ min: 1, max: 200, default: 50 })
 }).merge(IncludeQuery)
 
-export const FlowsData = z.object({ timeframe: Timeframe, tokens: z.array(TokenFlow), excludes: Excludes.optional() })
+export const FlowsData = z.object({
+  timeframe: Timeframe, tokens: z.array(TokenFlow), excludes: Excludes.optional(),
+  /** What was left out over the same window (of the `token` asked for, when given; of every token otherwise). */
+  excluded: ExcludedTotals
+})
 export type FlowsData = z.infer<typeof FlowsData>
 
 export const TransactionsQuery = z.object({

@@ -72,8 +72,57 @@ export const WalletTracking = z.object({
   active: z.boolean()
 })
 
-/** Size: the cohort of the tracked set; holdings in USD when measured (null until whale discovery measures it). */
-export const WalletSize = z.object({ cohort: Cohort.nullable(), holdings_usd: z.number().nullable() })
+/** One asset the wallet held when whale discovery measured it (`balanceOf` of the majors and stablecoins, ETH balance). */
+export const WalletHolding = z.object({
+  symbol: z.string(),
+  units: z.number(),
+  /** null: no price for the asset when it was measured. */
+  usd: z.number().nullable()
+})
+
+/**
+ * Size: the cohort of the tracked set; holdings in USD when measured (null, `holdings` empty and `measured_at` null
+ * until whale discovery measures the wallet), by asset, when measured, and the cohort the measured size puts it in.
+ */
+export const WalletSize = z.object({
+  cohort: Cohort.nullable(),
+  holdings_usd: z.number().nullable(),
+  holdings: z.array(WalletHolding),
+  measured_at: z.string().nullable(),
+  measured_cohort: z.enum(["mega", "large", "mid"]).nullable()
+}).meta({
+  examples: [{
+    cohort: "large", holdings_usd: 31_250_000, measured_at: "2026-11-27T06:00:00.000Z", measured_cohort: "large",
+    holdings: [{ symbol: "ETH", units: 4_100, usd: 14_350_000 }, { symbol: "USDC", units: 16_900_000, usd: 16_900_000 }]
+  }]
+})
+export type WalletSize = z.infer<typeof WalletSize>
+
+/**
+ * One change of the wallet's identity, newest first: a class change (by seed data, a label file or a behaviour rule,
+ * with its reason) or an operator's correction (`correction: true`, with the operator's reason; who made it is not
+ * shown). `previous` is the class before a class change (null: none, or a label change).
+ */
+export const WalletHistoryEntry = z.object({
+  at: z.string(),
+  field: z.enum(["class", "label"]),
+  action: z.enum(["set", "unset"]),
+  value: z.string().nullable(),
+  previous: z.string().nullable(),
+  source: IdentitySource.nullable(),
+  reason: z.string().nullable(),
+  /** How sure the source was (null: an operator's change that did not move the class). */
+  confidence: z.number().min(0).max(1).nullable(),
+  /** The block the change was seen in (null: an operator's, or not from a block). */
+  block: z.number().int().nullable(),
+  correction: z.boolean()
+}).meta({
+  examples: [{
+    at: "2026-11-27T09:12:44.000Z", field: "class", action: "set", value: "mev_bot", previous: "trader", source: "rule",
+    reason: "sandwich: front-ran and back-ran 0xab…12 in pool 0x88e6…5640 (tx 0x5f…e1)", confidence: 0.95, block: 17173049, correction: false
+  }]
+})
+export type WalletHistoryEntry = z.infer<typeof WalletHistoryEntry>
 
 /** Whale flows over a window of UTC days (today included), from the daily roll-ups. */
 export const WalletFlowWindow = z.object({
@@ -93,6 +142,8 @@ export const WalletSummary = z.object({
   identity: WalletIdentityView,
   tracked: WalletTracking.nullable(),
   size: WalletSize,
+  /** The identity's changes, newest first (at most 50). */
+  history: z.array(WalletHistoryEntry),
   flows: z.object({ "7d": WalletFlowWindow, "30d": WalletFlowWindow }),
   /** Last UTC day with records within the last 30. */
   last_active_day: z.string().nullable()

@@ -147,6 +147,48 @@ describe("alerts page stats and wallet search (spec §4.8)", () => {
   })
 })
 
+describe("public answers say what they exclude and take include=bots (issue 28 part 5)", () => {
+  const BOT = "0x6b75d8af000000000000000000000000000000e1"
+  it("whales only by default; include=bots counts the bots too (a cache entry of its own, hot path included); any other include is a 422", async () => {
+    await app.query(`INSERT INTO wallet_identity (address, class, class_source, confidence) VALUES ($1, 'mev_bot', 'rule', 0.9)`, [BOT])
+    await insertTx(app, [{ wallet: BOT, token: "LINK", category: "dex_buy", usd: 77_000, at: Date.now() - 60_000 }])
+    const whales = await (await get("/api/v1/public/top-tokens")).json()
+    expect(whales.meta.excludes).toMatchObject({ classes: ["mev_bot", "router", "pool", "exchange", "bridge"], exchange_housekeeping: true, bots_included: false })
+    expect(whales.data.tokens.map((t: { symbol: string }) => t.symbol)).not.toContain("LINK")
+    const before = await computations("top-tokens")
+    const all = await (await get("/api/v1/public/top-tokens?include=bots")).json()
+    expect(all.meta.excludes).toMatchObject({ classes: [], exchange_housekeeping: true, bots_included: true })
+    expect(all.data.excludes).toMatchObject({ bots_included: true })
+    expect(all.data.tokens[0]).toMatchObject({ symbol: "LINK", buy_volume_usd: 77_000, whales: 1 })
+    // The second call is the cached body (the hot path), computed once.
+    const again = await (await get("/api/v1/public/top-tokens?include=bots")).text()
+    expect(JSON.parse(again)).toEqual(all)
+    expect(await computations("top-tokens")).toBe(before + 1)
+    // Stats, the index and accumulation too: with bots, the bot's buy is in the 24 h volume.
+    const stats = await (await get("/api/v1/public/stats?include=bots")).json()
+    expect(stats.meta.excludes.bots_included).toBe(true)
+    expect(stats.data.buy_volume_24h_usd).toBeGreaterThanOrEqual(77_000)
+    for (const path of ["whale-index", "whale-accumulation"]) {
+      const res = await get(`/api/v1/public/${path}?include=bots`)
+      expect(res.status, path).toBe(200)
+      expect((await res.json()).meta.excludes.bots_included, path).toBe(true)
+    }
+    for (const q of ["stats?include=all", "whale-index?include=bot", "top-tokens?include=", "whale-accumulation?include=humans"]) {
+      const res = await get(`/api/v1/public/${q}`)
+      expect(res.status, q).toBe(422)
+      expect((await res.json()).detail[0].loc, q).toEqual(["query", "include"])
+    }
+  })
+
+  it("documents include on each public figure in /openapi.json", async () => {
+    const doc = await (await fetch(`${app.url}/openapi.json`)).json()
+    for (const path of ["stats", "whale-index", "top-tokens", "whale-accumulation"]) {
+      const params = doc.paths[`/api/v1/public/${path}`].get.parameters
+      expect(params, path).toEqual([expect.objectContaining({ name: "include", in: "query", required: false, schema: expect.objectContaining({ enum: ["bots"] }) })])
+    }
+  })
+})
+
 // Last: it caches what it asks for.
 describe("hot path", () => {
   it("answers the same through the hot path (a cache hit) as through the ordinary path (the first call of a view)", async () => {

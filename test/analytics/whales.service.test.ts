@@ -114,6 +114,23 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
     expect(flowsAll.tokens.find((t) => t.symbol === "UNI")).toMatchObject({ exchange_deposit_usd: 300, exchange_withdraw_usd: 0, trades: 1 })
   })
 
+  it("flows say how much exchange housekeeping they left out over the same window, with bots too, per token asked for", async () => {
+    const kept = await analytics((a) => a.housekeeping("24H"))
+    const whales = flowsOf("24H", await analytics((a) => a.tokenWindow("24H")), 10, undefined, "whales", kept)
+    expect(whales.excluded).toEqual({ exchange_housekeeping: { count: 2, usd: 9_000_000 } })
+    const all = flowsOf("24H", await analytics((a) => a.tokenWindow("24H", "all")), 10, undefined, "all", kept)
+    expect(all.excluded).toEqual(whales.excluded)
+    // Of one token: UNI's housekeeping; none of PEPE's.
+    expect(flowsOf("24H", [], 10, new Set([TOKENS.UNI]), "whales", kept).excluded.exchange_housekeeping).toEqual({ count: 2, usd: 9_000_000 })
+    expect(flowsOf("24H", [], 10, new Set([TOKENS.PEPE]), "whales", kept).excluded.exchange_housekeeping).toEqual({ count: 0, usd: 0 })
+    // The window is the timeframe's: minutes-old records are in the last hour; two days old, only in 7D.
+    expect((await analytics((a) => a.housekeeping("1H"))).reduce((n, r) => n + r.records, 0)).toBe(2)
+    await query(`UPDATE whale_tx SET ts = now() - interval '2 days' WHERE category = 'exchange_housekeeping'`)
+    expect(await analytics((a) => a.housekeeping("24H"))).toEqual([])
+    expect((await analytics((a) => a.housekeeping("7D"))).map((r) => [r.records, r.usd])).toEqual([[2, 9_000_000]])
+    await query(`UPDATE whale_tx SET ts = $1 WHERE category = 'exchange_housekeeping'`, [new Date(todayish()).toISOString()])
+  })
+
   it("stats count whales only unless asked", async () => {
     const whales = await analytics((a) => a.stats())
     expect([whales.buy_volume_24h_usd, whales.sell_volume_24h_usd, whales.transactions_24h]).toEqual([1000, 400, 3])

@@ -102,7 +102,8 @@ describe("endpoints", () => {
         { token: TOKENS.USDC, symbol: "USDC", dex_buy_usd: 0, dex_sell_usd: 0, exchange_withdraw_usd: 0, exchange_deposit_usd: 2000, net_flow_usd: -2000, trades: 1 },
         { token: TOKENS.UNI, symbol: "UNI", dex_buy_usd: 300, dex_sell_usd: 100, exchange_withdraw_usd: 0, exchange_deposit_usd: 0, net_flow_usd: 200, trades: 2 }
       ],
-      excludes: expect.objectContaining({ bots_included: false })
+      excludes: expect.objectContaining({ bots_included: false }),
+      excluded: { exchange_housekeeping: { count: 0, usd: 0 } }
     })
     expect((await data("/api/v1/flows?tf=24H&token=ETH")).tokens.map((t: { symbol: string }) => t.symbol)).toEqual(["ETH"])
     expect((await data(`/api/v1/flows?tf=7D&token=${TOKENS.UNI}`)).tokens[0]).toMatchObject({ symbol: "UNI", dex_buy_usd: 350, trades: 3 })
@@ -273,6 +274,27 @@ describe("whales only (issue 28 part 5)", () => {
     const pub = await (await fetch(`${app.url}/api/v1/public/top-tokens`)).json()
     expect(pub.meta.excludes).toMatchObject({ bots_included: false, exchange_housekeeping: true })
     expect(pub.data.excludes).toMatchObject({ bots_included: false })
+  })
+
+  it("flows (keyed and the console's token page) say how much exchange housekeeping they left out over the same window", async () => {
+    const empty = await ownData("/api/v1/flows?tf=1H&token=LINK")
+    expect(empty.excluded).toEqual({ exchange_housekeeping: { count: 0, usd: 0 } })
+    // W4 is an exchange's wallet here: two moves between its own wallets, one of them unpriced.
+    await insertTx(app, [
+      { wallet: W.W4, token: "LINK", category: "exchange_housekeeping", usd: 123_456, at: Date.now() - 60_000 },
+      { wallet: W.W4, token: "LINK", category: "exchange_housekeeping", usd: null, at: Date.now() - 60_000 }
+    ])
+    const kept = { exchange_housekeeping: { count: 2, usd: 123_456 } }
+    let flows: { excluded: unknown; tokens: Array<{ symbol: string }> } | undefined
+    // The read models are cached for ANALYTICS_CACHE_SECONDS: wait for the recomputed answer.
+    await waitFor(async () => JSON.stringify((flows = await ownData("/api/v1/flows?tf=1H&token=LINK&include=bots")).excluded) === JSON.stringify(kept), 15_000, 100)
+    expect(flows!.excluded).toEqual(kept)
+    expect(flows!.tokens.map((t) => t.symbol)).not.toContain("LINK")
+    await waitFor(async () => JSON.stringify((await ownData("/api/v1/flows?tf=7D")).excluded) === JSON.stringify(kept), 15_000, 100)
+    expect((await ownData("/api/v1/flows?tf=1H&token=UNI")).excluded).toEqual({ exchange_housekeeping: { count: 0, usd: 0 } })
+    let detail: { excluded: Record<string, unknown> } | undefined
+    await waitFor(async () => JSON.stringify((detail = await (await call(`/api/console/tokens/${TOKENS.LINK}`, {})).json()).excluded?.["24H"]) === JSON.stringify(kept), 15_000, 100)
+    expect(detail!.excluded).toEqual({ "1H": kept, "24H": kept, "7D": kept })
   })
 
   it("422 for an unknown include", async () => {

@@ -168,6 +168,8 @@ describe("signed-in trader", () => {
     await page.locator(".chart canvas").first().waitFor({ timeout: 20_000 })
     await page.locator(".trade:not(.trade-head)").first().waitFor({ timeout: 10_000 })
     await expect(page.locator(".token-head h1").textContent()).resolves.toBe(shown!.token === WETH ? "ETH" : shown!.symbol)
+    // What the flows left out: the exchange housekeeping of each timeframe (issue 28 part 3).
+    await expect(page.locator(".token-excluded").textContent()).resolves.toMatch(/Left out of these flows.*1H \d+ \(.+\) · 24H \d+ \(.+\) · 7D \d+ \(.+\)\./s)
     await page.waitForTimeout(1_000)
     await screenshot(page, "token")
     expect(errors).toEqual([])

@@ -67,6 +67,7 @@ describe("MCP with the official client", () => {
     expect(flows.structuredContent).toEqual({
       timeframe: "24H",
       excludes: expect.objectContaining({ bots_included: false, exchange_housekeeping: true }),
+      excluded: { exchange_housekeeping: { count: 0, usd: 0 } },
       tokens: [{ token: TOKENS.WETH, symbol: "ETH", dex_buy_usd: 1000, dex_sell_usd: 400, exchange_withdraw_usd: 700, exchange_deposit_usd: 0, net_flow_usd: 1300, trades: 4 }]
     })
 

@@ -43,7 +43,7 @@ export const trackTestWallets = async (app: TestApp) => {
 export interface Tx {
   readonly wallet: string
   readonly token: Sym
-  readonly category: "dex_buy" | "dex_sell" | "exchange_deposit" | "exchange_withdraw"
+  readonly category: "dex_buy" | "dex_sell" | "exchange_deposit" | "exchange_withdraw" | "exchange_housekeeping"
   readonly usd: number | null
   readonly at: number
   readonly source?: "rpc" | "replay" | "demo" | "internal"

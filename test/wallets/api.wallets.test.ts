@@ -42,6 +42,14 @@ beforeAll(async () => {
   await app.runtime.runPromise(Effect.flatMap(WalletIdentity, (i) => i.correct({
     address: W.W1, action: "set", field: "label", value: "Alpha Whale (confirmed)", exchange: null, reason: "its owner said so"
   }, "test")))
+  // Whale discovery measured W3 (and the owner's SECRET); the identity engine once moved W3's class by a rule.
+  for (const [address, usd, at] of [[W.W3, 12_500_000, "2026-11-20T06:00:00Z"], [SECRET, 2_000_000, "2026-11-21T06:00:00Z"]] as const) {
+    await app.query(`INSERT INTO whale_candidates (address, status, move_verb, move_usd, move_symbol, move_block, move_tx, holdings_usd, holdings, cohort, reason, measured_at, last_active_at, last_block)
+      VALUES ($1, 'joined', 'bought', 2400000, 'PEPE', 20000000, '0x${"ab".repeat(32)}', $2, $3::jsonb, 'large', 'bought $2.4M PEPE in block 20000000', $4, now(), 20000000)`,
+    [address, usd, JSON.stringify([{ symbol: "USDC", units: usd - 500_000, usd: usd - 500_000 }, { symbol: "ETH", units: 150, usd: 500_000 }, { symbol: "WBTC", units: 1, usd: null }]), at])
+  }
+  await app.query(`INSERT INTO wallet_identity_history (address, class, previous_class, source, confidence, reason, block, changed_at)
+    VALUES ($1, 'trader', NULL, 'rule', 0.6, 'own swaps in block 19999000', 19999000, '2026-11-01T00:00:00Z')`, [W.W3])
   await app.runtime.runPromise(Effect.flatMap(WalletIdentity, (i) => i.correct({
     address: KNOWN, action: "set", field: "class", value: "market_maker", exchange: null, reason: "Acme's hedging wallet"
   }, "test")))
@@ -68,7 +76,9 @@ describe("keyed: GET /api/v1/wallets/{address}", () => {
     expect(body.data.identity).toMatchObject({ class: "whale", class_source: "seed", label: "Beta Fund", label_source: "seed" })
     expect(body.data.identity.reasons.join(" ")).toContain("tracked wallet")
     expect(body.data.tracked).toEqual({ label: "Beta Fund", cohort: "large", source: "seed", active: true })
-    expect(body.data.size).toEqual({ cohort: "large", holdings_usd: null })
+    // Never measured by whale discovery: no holdings, no date, no measured cohort.
+    expect(body.data.size).toEqual({ cohort: "large", holdings_usd: null, holdings: [], measured_at: null, measured_cohort: null })
+    expect(body.data.history).toEqual([])
     // W2: sells ETH $400 (50 min ago), buys PEPE $5000 (25 h ago), sells LINK $200 (8 days ago).
     expect(body.data.flows["7d"]).toEqual({ days: 7, dex_buy_usd: 5000, dex_sell_usd: 400, exchange_withdraw_usd: 0, exchange_deposit_usd: 0, net_flow_usd: 4600, trades: 2 })
     expect(body.data.flows["30d"]).toMatchObject({ days: 30, dex_sell_usd: 600, net_flow_usd: 4400, trades: 3 })
@@ -106,6 +116,48 @@ describe("keyed: GET /api/v1/wallets/{address}", () => {
       expect((await fetch(app.url + path)).status).toBe(401)
       expect((await keyed(path, "nope")).status).toBe(401)
     }
+  })
+})
+
+describe("keyed: the identity's history and the measured size", () => {
+  it("the size whale discovery measured: USD by asset (largest first), when, and the cohort it puts the wallet in", async () => {
+    const d = (await json(await keyed(`/api/v1/wallets/${W.W3}`))).data
+    expect(d.size).toEqual({
+      cohort: d.tracked.cohort, holdings_usd: 12_500_000, measured_at: "2026-11-20T06:00:00.000Z", measured_cohort: "large",
+      holdings: [{ symbol: "USDC", units: 12_000_000, usd: 12_000_000 }, { symbol: "ETH", units: 150, usd: 500_000 }, { symbol: "WBTC", units: 1, usd: null }]
+    })
+  })
+
+  it("class changes with source, reason, confidence and block; corrections marked, newest first", async () => {
+    const w3 = (await json(await keyed(`/api/v1/wallets/${W.W3}`))).data
+    expect(w3.history).toEqual([{
+      at: "2026-11-01T00:00:00.000Z", field: "class", action: "set", value: "trader", previous: null, source: "rule",
+      reason: "own swaps in block 19999000", confidence: 0.6, block: 19999000, correction: false
+    }])
+    const w1 = (await json(await keyed(`/api/v1/wallets/${W.W1}`))).data
+    // The label correction, then the identity resolved again and stored for the first time (the seed's class).
+    expect(w1.history).toEqual([
+      expect.objectContaining({ field: "class", value: "whale", previous: null, source: "seed", reason: 'tracked wallet "Alpha Whale" (seed)', confidence: 0.9, correction: false }),
+      expect.objectContaining({ field: "label", action: "set", value: "Alpha Whale (confirmed)", source: "operator", reason: "its owner said so", correction: true, block: null })
+    ])
+    expect(Date.parse(w1.history[0].at)).toBeGreaterThan(Date.now() - 10 * 60_000)
+  })
+
+  it("an operator's class correction is listed once, with the class it replaced and the operator's reason", async () => {
+    const page = await json(await consoleGet(`/api/console/wallets/${KNOWN}`))
+    expect(page.history).toEqual([expect.objectContaining({
+      field: "class", action: "set", value: "market_maker", previous: null, source: "operator", reason: "Acme's hedging wallet", correction: true
+    })])
+  })
+
+  it("a custom wallet's measured size and history go to its owner alone", async () => {
+    const mine = (await json(await keyed(`/api/v1/wallets/${SECRET}`))).data
+    expect(mine.size).toMatchObject({ holdings_usd: 2_000_000, measured_at: "2026-11-21T06:00:00.000Z" })
+    expect(JSON.stringify(mine.history)).not.toContain("My secret whale")
+    const other404 = await json(await keyed(`/api/v1/wallets/${SECRET}`, other.key), 404)
+    expect(JSON.stringify(other404)).not.toMatch(/2000000|holdings/)
+    for (const token of [undefined, other.token]) expect(JSON.stringify(await json(await consoleGet(`/api/console/wallets/${SECRET}`, token), 404))).not.toContain("holdings")
+    expect((await json(await consoleGet(`/api/console/wallets/${SECRET}`, owner.token))).size.holdings_usd).toBe(2_000_000)
   })
 })
 
@@ -221,6 +273,10 @@ describe("OpenAPI and tier", () => {
     expect(flows["x-codeSamples"][0].source).toMatch(/\/api\/v1\/wallets\/0x[0-9a-f]{40}\/flows\?days=30"$/)
     expect(flows.parameters.map((p: { name: string }) => p.name)).toEqual(["address", "days"])
     expect(doc.paths["/api/console/wallets/{address}"]).toBeDefined()
+    // The history and the measured size are documented, each with an example.
+    const data = wallet.responses["200"].content["application/json"].schema.properties.data
+    expect(data.properties.history.items.examples[0]).toMatchObject({ field: "class", source: "rule", correction: false })
+    expect(data.properties.size.examples[0].holdings[0]).toMatchObject({ symbol: "ETH" })
   })
 
   it("403 below the whale tier", async () => {

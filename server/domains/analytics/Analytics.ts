@@ -8,10 +8,10 @@
  * closes are whales only; the index with bots recomputes its history from the figures.
  */
 import { Clock, Effect } from "effect"
-import type { DataSource, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
+import type { DataSource, ExcludedTotals, Stats, Timeframe, TopTokens, WhaleIndex } from "../../../schema/http/analytics"
 import type { FlowsData, TransactionsData, TransactionsQuery } from "../../../schema/http/dataapi"
 import { AnalyticsConfig } from "./Config"
-import { FlowsRepo, type TokenWindowRow } from "./FlowsRepo"
+import { FlowsRepo, type HousekeepingRow, type TokenWindowRow } from "./FlowsRepo"
 import { computeIndex, EMPTY_DAY, type DayFigures } from "./IndexFormula"
 import { IndexRepo, type StoredClose } from "./IndexRepo"
 import { buildPositioning } from "./PositioningModel"
@@ -48,8 +48,15 @@ export const topTokensOf = (timeframe: Timeframe, rows: ReadonlyArray<TokenWindo
   excludes: excludesOf(scope)
 })
 
+/** The housekeeping left out of these tokens' flows (all tokens when `tokens` is undefined). */
+export const excludedOf = (kept: ReadonlyArray<HousekeepingRow>, tokens?: ReadonlySet<string>): ExcludedTotals => {
+  const rows = kept.filter((r) => tokens === undefined || tokens.has(r.token))
+  return { exchange_housekeeping: { count: rows.reduce((n, r) => n + r.records, 0), usd: cents(rows.reduce((s, r) => s + r.usd, 0)) } }
+}
+
 export const flowsOf = (
-  timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number, tokens?: ReadonlySet<string>, scope: Scope = "whales"
+  timeframe: Timeframe, rows: ReadonlyArray<TokenWindowRow>, limit: number, tokens?: ReadonlySet<string>, scope: Scope = "whales",
+  kept: ReadonlyArray<HousekeepingRow> = []
 ): FlowsData => ({
   timeframe,
   tokens: rows
@@ -67,7 +74,8 @@ export const flowsOf = (
       net_flow_usd: cents(r.dex_buy_usd - r.dex_sell_usd + r.exchange_withdraw_usd - r.exchange_deposit_usd),
       trades: r.records
     })),
-  excludes: excludesOf(scope)
+  excludes: excludesOf(scope),
+  excluded: excludedOf(kept, tokens)
 })
 
 export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
@@ -80,6 +88,11 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
 
     const tokenWindow = Effect.fn("Analytics.tokenWindow")(function* (timeframe: Timeframe, scope: Scope = "whales") {
       return yield* flows.tokenWindow(windowOf(timeframe, yield* Clock.currentTimeMillis), scope)
+    })
+
+    /** Exchange housekeeping per token over the timeframe's window (what flows leave out). */
+    const housekeeping = Effect.fn("Analytics.housekeeping")(function* (timeframe: Timeframe) {
+      return yield* flows.housekeeping(windowOf(timeframe, yield* Clock.currentTimeMillis))
     })
 
     /** Where the last 7 days of records come from; `internal` (posted by an external scanner) counts as `rpc`. */
@@ -198,7 +211,7 @@ export class Analytics extends Effect.Service<Analytics>()("app/Analytics", {
     })
 
     return {
-      tokenWindow, source, stats, whaleIndex, closeMissingDays, closeDueDays, nextCloseCheckMs, positioning, resolveTokens, transactions,
+      tokenWindow, housekeeping, source, stats, whaleIndex, closeMissingDays, closeDueDays, nextCloseCheckMs, positioning, resolveTokens, transactions,
       searchWallets
     } as const
   })

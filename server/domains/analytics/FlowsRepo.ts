@@ -39,6 +39,13 @@ export interface WalletTokenRow {
   readonly gross30: number
 }
 
+/** One token's exchange housekeeping in a window: records and their USD value. */
+export interface HousekeepingRow {
+  readonly token: string
+  readonly records: number
+  readonly usd: number
+}
+
 export class FlowsRepo extends Effect.Service<FlowsRepo>()("app/analytics/FlowsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -67,6 +74,15 @@ export class FlowsRepo extends Effect.Service<FlowsRepo>()("app/analytics/FlowsR
       FROM r LEFT JOIN tokens t ON t.address = r.token
       WHERE ${countedWallet(sql, scope, "r.wallet")}
       GROUP BY r.token, t.symbol, t.stable, t.blacklisted`.pipe(Effect.orDie)
+
+    /**
+     * Exchange housekeeping per token in the window `(from, to]` (what flows leave out; every wallet, whatever the
+     * scope: it is never a flow). The partial index whale_tx_housekeeping_ts (migration 0170) holds only these rows.
+     */
+    const housekeeping = (w: Window) => sql<HousekeepingRow>`
+      SELECT token, count(*)::int AS records, coalesce(sum(usd), 0)::float8 AS usd
+      FROM whale_tx WHERE category = 'exchange_housekeeping' AND ts > ${w.from} AND ts <= ${w.to}
+      GROUP BY token`.pipe(Effect.map((rows) => rows.map((r) => ({ ...r, usd: Number(r.usd) }))), Effect.orDie)
 
     /** Active tracked wallets (whales only: not those the identity engine holds for bots, routers, exchanges…). */
     const trackedWallets = (scope: Scope = "whales") => sql<{ n: number }>`
@@ -103,6 +119,6 @@ export class FlowsRepo extends Effect.Service<FlowsRepo>()("app/analytics/FlowsR
         AND ${countedWallet(sql, scope, "f.wallet")}
       GROUP BY f.token, t.symbol, f.wallet, w.label, w.cohort`.pipe(Effect.orDie)
 
-    return spanned("FlowsRepo", { tokenWindow, trackedWallets, latestBlock, sources, walletTokenFlows } as const)
+    return spanned("FlowsRepo", { tokenWindow, housekeeping, trackedWallets, latestBlock, sources, walletTokenFlows } as const)
   })
 }) {}

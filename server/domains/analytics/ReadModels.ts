@@ -72,13 +72,16 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
         return windows.get(`${tf}:${scope}`).pipe(Effect.map((rows) => cached(topTokensOf(tf, rows, Number(limit), scope))))
       }
     })
+    // Exchange housekeeping per token of each timeframe (scope-free: never a flow), what the flows answers left out.
+    const housekeeping = yield* memo({ ttl, maxStale, capacity: 3, compute: (tf: Timeframe) => counted(`housekeeping_${tf}`, analytics.housekeeping(tf)) })
     const flows = yield* memo({
       ttl, maxStale, capacity: 512,
       compute: (key: string) => {
         const [tf, limit, token, scope] = key.split("\u0000") as [Timeframe, string, string, Scope]
         return Effect.gen(function* () {
           const filter = token === "" ? undefined : new Set(yield* analytics.resolveTokens(token))
-          return cached(flowsOf(tf, yield* windows.get(`${tf}:${scope}`), Number(limit), filter, scope))
+          const [rows, kept] = yield* Effect.all([windows.get(`${tf}:${scope}`), housekeeping.get(tf)], { concurrency: 2 })
+          return cached(flowsOf(tf, rows, Number(limit), filter, scope, kept))
         })
       }
     })
@@ -87,7 +90,7 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
     const flowsKey = (tf: Timeframe, limit: number, token: string | undefined, scope: Scope) => `${tf}\u0000${limit}\u0000${token ?? ""}\u0000${scope}`
 
     /** Drops every cached view (a reorg retracted records they were computed from): the next read recomputes. */
-    const invalidateAll = Effect.all([stats, index, source, windows, full, positioningViews, tops, flows].map((m) => m.invalidateAll), { discard: true })
+    const invalidateAll = Effect.all([stats, index, source, windows, housekeeping, full, positioningViews, tops, flows].map((m) => m.invalidateAll), { discard: true })
 
     // Each Effect method a span (`ReadModels.stats`, …); `peek` stays synchronous, for the request hot paths.
     return spanned("ReadModels", {

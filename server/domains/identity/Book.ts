@@ -121,7 +121,9 @@ export class IdentityBook {
 
   /** Of `addresses`, those not in memory. */
   missing(addresses: Iterable<string>): Array<string> {
-    return [...addresses].filter((a) => !this.#states.has(a))
+    const out: Array<string> = []
+    for (const a of addresses) if (!this.#states.has(a)) out.push(a)
+    return out
   }
 
   setKind(address: string, kind: KindInfo) {

@@ -193,6 +193,9 @@ export class WhaleDiscovery extends Effect.Service<WhaleDiscovery>()("app/identi
       maintain,
       /** The queue as operators see it: pending first, largest move first. */
       candidates: (status: CandidateStatus | null = null, limit = 200) => repo.list(status, limit),
+
+      /** The address's candidate row (its measured size and when), or null when discovery never met it. */
+      candidate: (address: string) => Effect.map(repo.byAddress([address.toLowerCase()]), (rows) => rows[0] ?? null),
       /** An operator's yes: the candidate joins the tracked set (whatever the mode), room permitting. */
       approve: Effect.fn("WhaleDiscovery.approve")(function* (address: string, operator: string | null) {
         const r = yield* row(address)

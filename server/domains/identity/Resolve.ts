@@ -96,6 +96,9 @@ const SOURCE_OF = { operator: "operator", label: "label_file", seed: "seed", rul
 const allowedBy = (vetoed: ReadonlyArray<WalletClass> | undefined, c: WalletClass) => vetoed === undefined || !vetoed.includes(c)
 const byRule = (e: Evidence, traded: boolean): Chosen => ({ by: "rule", class: e.class, confidence: weight(e, traded), exchange: e.exchange, evidence: e })
 
+/** The reasons of an identity resolved without them (never written to: `add` runs only when explaining). */
+const NO_REASONS: Array<string> = Object.freeze([]) as unknown as Array<string>
+
 /**
  * The identity of an address. `explain: false` leaves `reasons` empty: deciding costs little (one pass over the
  * evidence, nothing allocated but the result), the sentences do — the listener writes them only for what it stores.
@@ -124,7 +127,8 @@ export const resolveIdentity = (input: ResolveInput, explain = true): Identity =
     : top !== undefined ? byRule(top, traded)
     : undefined
 
-  const reasons: Array<string> = []
+  // Undecided without reasons (most addresses of a block): one shared empty list, not two new arrays per identity.
+  const reasons: Array<string> = explain ? [] : NO_REASONS
   if (explain) {
     const allowed = (c: WalletClass) => allowedBy(vetoed, c)
     const add = (r: string) => void (reasons.includes(r) || reasons.push(r))
@@ -155,6 +159,6 @@ export const resolveIdentity = (input: ResolveInput, explain = true): Identity =
     address: input.address, kind: input.kind?.kind ?? "unknown", delegate: input.kind?.delegate ?? null,
     class: klass, classSource: chosen === undefined ? null : SOURCE_OF[chosen.by], exchange,
     label: shown?.label ?? null, labelSource: shown?.source ?? null,
-    confidence: Math.round((chosen?.confidence ?? 0) * 100) / 100, reasons: reasons.slice(0, 8)
+    confidence: Math.round((chosen?.confidence ?? 0) * 100) / 100, reasons: reasons.length > 8 ? reasons.slice(0, 8) : reasons
   }
 }

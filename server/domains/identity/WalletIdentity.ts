@@ -17,6 +17,7 @@ import type { ChainBlock, RawLog } from "../chain/Types"
 import { emptyState, IdentityBook } from "./Book"
 import { observeBlock } from "./Engine"
 import { InvalidCorrection } from "./Errors"
+import { identityHistory } from "./History"
 import { loadLabelBook } from "./Labels"
 import { IdentityRepo, type StoredCorrection } from "./Repo"
 import { replayCorrections } from "./Resolve"
@@ -139,6 +140,13 @@ export class WalletIdentity extends Effect.Service<WalletIdentity>()("app/Wallet
       }),
 
       history: (address: string) => repo.history(address.toLowerCase()),
+
+      /** The class changes and the operators' corrections of an address, merged, newest first (History.ts). */
+      timeline: Effect.fn("WalletIdentity.timeline")(function* (address: string, limit = 50) {
+        const a = address.toLowerCase()
+        yield* refresh
+        return identityHistory(yield* repo.history(a), log.filter((c) => c.address === a), limit)
+      }),
 
       /** The operators' corrections, newest first (of one address when given). */
       corrections: Effect.fn("WalletIdentity.corrections")(function* (address: string | null = null, limit = 100) {

@@ -14,13 +14,16 @@
 import { Effect } from "effect"
 import type { TransactionsData } from "../../../schema/http/dataapi"
 import {
-  WALLET_FLOW_DAY_ROWS, WALLET_FLOW_TOKENS, type WalletFlows as WalletFlowsData, type WalletIdentityView, type WalletPage, type WalletSummary
+  WALLET_FLOW_DAY_ROWS, WALLET_FLOW_TOKENS, type WalletFlows as WalletFlowsData, type WalletHistoryEntry, type WalletIdentityView, type WalletPage,
+  type WalletSize, type WalletSummary
 } from "../../../schema/http/wallets"
 import type { WhaleCategory } from "../../../schema/records"
 import { CustomWallets } from "../alerts/wallets/CustomWallets"
 import { Analytics } from "../analytics/Analytics"
 import { WalletFlows } from "../analytics/WalletFlows"
 import { ChainWallets } from "../chain/ChainWallets"
+import { WhaleDiscovery, type CandidateRow } from "../identity/Discovery"
+import type { HistoryEntry } from "../identity/History"
 import { WalletIdentity, type IdentityView } from "../identity/WalletIdentity"
 import { WalletPicks } from "../picks/WalletPicks"
 
@@ -49,6 +52,22 @@ export const identityView = (i: IdentityView): WalletIdentityView => ({
   first_block: i.firstBlock, last_block: i.lastBlock
 })
 
+/** The wallet's size: the tracked set's cohort, and what whale discovery measured (nothing when it never did). */
+export const sizeView = (cohort: Cohort | null, measured: CandidateRow | null): WalletSize => {
+  const at = measured?.measured_at ?? null
+  if (measured === null || at === null) return { cohort, holdings_usd: null, holdings: [], measured_at: null, measured_cohort: null }
+  return {
+    cohort, holdings_usd: measured.holdings_usd, measured_at: new Date(at).toISOString(), measured_cohort: measured.cohort,
+    holdings: [...measured.holdings].sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0)).map((h) => ({ symbol: h.symbol, units: h.units, usd: h.usd }))
+  }
+}
+
+export const historyView = (h: HistoryEntry): WalletHistoryEntry => ({
+  at: h.at.toISOString(), field: h.field, action: h.action, value: h.value, previous: h.previous,
+  source: (h.source ?? null) as WalletHistoryEntry["source"], reason: h.reason,
+  confidence: h.confidence === null ? null : Math.round(h.confidence * 100) / 100, block: h.block, correction: h.correction
+})
+
 /** Whether the identity engine has anything to say about an address. */
 export const identityKnows = (i: IdentityView) =>
   i.class !== "unknown" || i.label !== null || i.firstBlock !== null || i.evidence.length > 0 || i.corrections.length > 0
@@ -61,6 +80,7 @@ export class WalletProfiles extends Effect.Service<WalletProfiles>()("app/wallet
     const analytics = yield* Analytics
     const flows = yield* WalletFlows
     const picks = yield* WalletPicks
+    const discovery = yield* WhaleDiscovery
 
     /** What the viewer may see of the address's place in the tracked set; null: a custom wallet that is not theirs. */
     const visible = Effect.fn("WalletProfiles.visible")(function* (address: string, viewer: Viewer) {
@@ -80,10 +100,12 @@ export class WalletProfiles extends Effect.Service<WalletProfiles>()("app/wallet
       if (seen === null || (trackedOnly && seen.tracked === null)) return null
       const who = yield* identity.identityOf(address)
       if (seen.tracked === null && !identityKnows(who)) return null
-      const { windows, lastDay } = yield* flows.windows(address, [7, 30])
+      const [{ windows, lastDay }, measured, history] = yield* Effect.all([
+        flows.windows(address, [7, 30]), discovery.candidate(address), identity.timeline(address)
+      ], { concurrency: "unbounded" })
       const summary: WalletSummary = {
         address, identity: identityView(who), tracked: seen.tracked,
-        size: { cohort: seen.tracked?.cohort ?? null, holdings_usd: null },
+        size: sizeView(seen.tracked?.cohort ?? null, measured), history: history.map(historyView),
         flows: { "7d": windows[0]!, "30d": windows[1]! }, last_active_day: lastDay
       }
       return { summary, who, seen }

@@ -37,16 +37,18 @@ export const ConsoleRoutes = Effect.gen(function* () {
         if (address === undefined) return null
         const [page, flows, { source, demo }] = yield* Effect.all([
           analytics.transactions({ token: address, limit: TRADES }),
-          Effect.forEach(TIMEFRAMES, (tf) => models.flows(tf, 1, address).pipe(Effect.map((f) => f.value.tokens[0] ?? null))),
+          Effect.forEach(TIMEFRAMES, (tf) => models.flows(tf, 1, address).pipe(Effect.map((f) => f.value))),
           models.source()
         ])
-        if (page.transactions.length === 0 && flows.every((f) => f === null)) return null
-        const symbol = page.transactions[0]?.symbol ?? flows.find((f) => f !== null)?.symbol ?? maskAddress(address)
+        const tokenFlows = flows.map((f) => f.tokens[0] ?? null)
+        if (page.transactions.length === 0 && tokenFlows.every((f) => f === null) && flows.every((f) => f.excluded.exchange_housekeeping.count === 0)) return null
+        const symbol = page.transactions[0]?.symbol ?? tokenFlows.find((f) => f !== null)?.symbol ?? maskAddress(address)
         return {
           // Newest first by time: the page is the newest stored, and the demo history stores older blocks after
           // newer ones, so storage order is not time order.
           token: address, symbol, trades: [...page.transactions].sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id),
-          flows: { "1H": flows[0] ?? null, "24H": flows[1] ?? null, "7D": flows[2] ?? null },
+          flows: { "1H": tokenFlows[0] ?? null, "24H": tokenFlows[1] ?? null, "7D": tokenFlows[2] ?? null },
+          excluded: { "1H": flows[0]!.excluded, "24H": flows[1]!.excluded, "7D": flows[2]!.excluded },
           meta: { source, demo, generated_at: new Date().toISOString() }
         }
       })

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import type { PublicMeta } from "../../../schema/http/analytics"
 import { Analytics, topTokensOf } from "../../domains/analytics/Analytics"
 import { positioningFor } from "../../domains/analytics/PositioningModel"
-import { excludesOf } from "../../domains/analytics/Whales"
+import { excludesOf, type Scope } from "../../domains/analytics/Whales"
 import { isoWithOffset } from "../../domains/analytics/Windows"
 import { AppConfig } from "../../platform/Config"
 import { memo } from "../../platform/infra/Memo"
@@ -33,41 +33,44 @@ export class PublicApi extends Effect.Service<PublicApi>()("app/PublicApi", {
     const { publicCacheSeconds: cacheSeconds } = yield* PublicApiConfig
     const attribution = `Whale Intelligence (${config.publicBaseUrl}), licensed CC-BY-4.0: credit "Whale Intelligence" with a link`
 
-    const data = (view: Exclude<PublicView, "badge">): Effect.Effect<unknown> => {
+    const data = (view: Exclude<PublicView, "badge">, scope: Scope): Effect.Effect<unknown> => {
       switch (view) {
         case "stats":
-          return analytics.stats()
+          return analytics.stats(scope)
         case "whale-index":
-          return analytics.whaleIndex()
+          return analytics.whaleIndex(scope)
         case "top-tokens":
-          return analytics.tokenWindow("24H").pipe(Effect.map((rows) => topTokensOf("24H", rows, PUBLIC_TOP_TOKENS)))
+          return analytics.tokenWindow("24H", scope).pipe(Effect.map((rows) => topTokensOf("24H", rows, PUBLIC_TOP_TOKENS, scope)))
         case "whale-accumulation":
-          return analytics.positioning().pipe(Effect.map((p) => positioningFor(p, "anon")))
+          return analytics.positioning(scope).pipe(Effect.map((p) => positioningFor(p, "anon")))
       }
     }
 
-    const compute = (view: PublicView) =>
+    /** A view per scope (`include=bots` → `all`, a cache entry of its own): key `view` or `view:all`. */
+    const compute = (key: string) =>
       Effect.gen(function* () {
+        const [view, scope = "whales"] = key.split(":") as [PublicView, Scope?]
         computations.inc({ view, cache: "public" })
         const { source, demo } = yield* analytics.source()
         if (view === "badge") return Buffer.from(badgeSvg(yield* analytics.whaleIndex(), demo))
         const meta: PublicMeta = {
           source, demo, generated_at: isoWithOffset(Date.now()), cache_seconds: cacheSeconds, license: "CC-BY-4.0", attribution,
-          excludes: excludesOf("whales")
+          excludes: excludesOf(scope)
         }
-        return Buffer.from(JSON.stringify({ data: yield* data(view), meta }))
+        return Buffer.from(JSON.stringify({ data: yield* data(view, scope), meta }))
       })
+    const keyOf = (view: PublicView, scope: Scope) => (scope === "all" && view !== "badge" ? `${view}:all` : view)
 
     // Refreshed ahead of expiry (in the last fifth of its life): a client asking steadily never waits for a recompute,
     // and a pipelining one is never given a deferred reply (uWS closes the connection on those).
     const cache = yield* memo({
-      ttl: `${cacheSeconds} seconds`, refreshAfter: `${cacheSeconds * 800} millis`, capacity: PUBLIC_VIEWS.length, compute
+      ttl: `${cacheSeconds} seconds`, refreshAfter: `${cacheSeconds * 800} millis`, capacity: 2 * PUBLIC_VIEWS.length, compute
     })
     return {
-      /** The serialised body of a view (JSON, or the SVG of the badge). */
-      body: (view: PublicView) => cache.get(view),
+      /** The serialised body of a view (JSON, or the SVG of the badge), whales only unless `scope` is `all`. */
+      body: (view: PublicView, scope: Scope = "whales") => cache.get(keyOf(view, scope)),
       /** The body when it can be served now without waiting (see `memo.peek`). */
-      peek: (view: PublicView) => cache.peek(view),
+      peek: (view: PublicView, scope: Scope = "whales") => cache.peek(keyOf(view, scope)),
       cacheSeconds
     } as const
   })

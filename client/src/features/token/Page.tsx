@@ -56,6 +56,11 @@ export const TokenDetailPage: Component<{ params: Record<string, string> }> = (p
           <div class="flow-cards span-2">
             <For each={["1H", "24H", "7D"] as const}>{(tf) => <FlowCard label={tf} flow={d().flows[tf]} />}</For>
           </div>
+          <p class="small muted span-2 token-excluded">Left out of these flows, as never a flow: transfers between an exchange's own wallets (hot ↔ cold,
+            deposit sweeps) — <For each={["1H", "24H", "7D"] as const}>{(tf, i) => {
+              const k = () => d().excluded[tf].exchange_housekeeping
+              return <>{i() > 0 ? " · " : ""}{tf} {k().count} ({usd(k().usd)})</>
+            }}</For>.</p>
           <Card title="Whale trade price & net flow" class="span-2">
             <Show when={trades().length > 0} fallback={<p class="empty">No whale trades of this token yet.</p>}>
               <PriceFlowChart trades={trades()} symbol={tokenName(d().token, d().symbol)} />

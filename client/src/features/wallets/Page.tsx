@@ -9,6 +9,7 @@ import { Card } from "../../components/Card"
 import { TradeList } from "../../components/TradeList"
 import { categoryLabel, shortAddress } from "../../lib/format"
 import { Link } from "../../router"
+import { HistoryPanel } from "./History"
 import { CLASS, FlowsPanel, IdentityPanel, PicksPanel, SizePanel, TokensPanel } from "./Panels"
 import { createWalletStore } from "./store"
 import "./wallets.css"
@@ -61,6 +62,7 @@ export const WalletPageView: Component<{ params: Record<string, string> }> = (pr
           <IdentityPanel page={p()} />
           <SizePanel page={p()} />
           <FlowsPanel page={p()} />
+          <HistoryPanel page={p()} />
           <TokensPanel page={p()} />
           <Card title="Trades" class="span-2" aside={
             <select class="select" aria-label="Trade kind" value={s.category ?? ""} onChange={(e) => store.filter((e.currentTarget.value || null) as WhaleCategory | null)}>

@@ -69,9 +69,21 @@ export const SizePanel: Component<{ page: WalletPage }> = (props) => (
     <dl class="figures">
       <div><dt>Cohort</dt><dd>{props.page.size.cohort ?? "not tracked"}</dd></div>
       <div><dt>Holdings</dt><dd>{props.page.size.holdings_usd === null ? <span class="muted">not measured</span> : usd(props.page.size.holdings_usd)}</dd></div>
+      <Show when={props.page.size.measured_at}>{(at) => (
+        <div><dt>Measured</dt><dd>{at().slice(0, 10)}{props.page.size.measured_cohort ? ` · ${props.page.size.measured_cohort} by size` : ""}</dd></div>
+      )}</Show>
       <div><dt>Tracked</dt><dd>{props.page.tracked === null ? "no" : `${props.page.tracked.active ? "yes" : "no longer"} · ${props.page.tracked.source === "custom" ? "your custom wallet" : props.page.tracked.source}`}</dd></div>
       <div><dt>Last active</dt><dd>{props.page.last_active_day ?? "not in the last 30 days"}</dd></div>
     </dl>
+    <Show when={props.page.size.holdings.length > 0}>
+      <h3 class="wl-sub">Holdings by asset (measured on chain)</h3>
+      <table class="table wl-holdings">
+        <thead><tr><th>Asset</th><th class="num">Units</th><th class="num">USD</th></tr></thead>
+        <tbody><For each={props.page.size.holdings}>{(h) => (
+          <tr><td>{h.symbol}</td><td class="num">{h.units.toLocaleString("en", { maximumFractionDigits: 2 })}</td><td class="num">{h.usd === null ? "—" : usd(h.usd)}</td></tr>
+        )}</For></tbody>
+      </table>
+    </Show>
   </Card>
 )
 
