@@ -6,8 +6,8 @@
  */
 import type { Page, WebSocketRoute } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createUser, DEFAULT_PASSWORD } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, screenshot, type Browser } from "../support/browser"
+import { createUser } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, screenshot, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 import { chainTx, publishTrades } from "../support/ws"
@@ -36,13 +36,7 @@ afterAll(async () => {
 const rowOf = (p: Page, tx: string) => p.locator(`.trade[data-tx="${tx}"]`)
 const live = (p: Page) => p.locator('.conn[data-status="live"]').waitFor({ timeout: 15_000 })
 
-const signIn = async (p: Page, email: string) => {
-  await p.goto(`${app.url}/login`)
-  await p.fill('input[name="email"]', email)
-  await p.fill('input[name="password"]', DEFAULT_PASSWORD)
-  await p.click('button[type="submit"]')
-  await p.locator(".account-name").waitFor({ timeout: 10_000 })
-}
+const signInAs = (p: Page, email: string) => signIn(p, app.url, email)
 
 const signOut = async (p: Page) => {
   await p.click("text=Sign out")
@@ -96,7 +90,7 @@ describe("signed-in trader", () => {
   it("signs in through the login page", async () => {
     await page.goto(`${app.url}/login`)
     await screenshot(page, "login")
-    await signIn(page, "trader@example.com")
+    await signInAs(page, "trader@example.com")
     expect(new URL(page.url()).pathname).toBe("/")
     await expect(page.locator(".account-name").textContent()).resolves.toBe("trader") // the e-mail without its domain when there is no display name
     await live(page)
@@ -181,7 +175,7 @@ describe("administrator", () => {
   it("sees every actor live and an actor's restart as it happens", async () => {
     // Whatever an earlier test left signed in, start from a signed-out browser.
     await page.context().clearCookies()
-    await signIn(page, "ops@example.com")
+    await signInAs(page, "ops@example.com")
     await page.goto(`${app.url}/ops`)
     const outbox = page.locator('.actor[data-actor="mail-outbox"]')
     await outbox.waitFor({ timeout: 30_000 })

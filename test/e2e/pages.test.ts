@@ -7,8 +7,8 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { CONSOLE_PAGES } from "../../schema/http/console"
-import { createUser, DEFAULT_PASSWORD } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, screenshot, type Browser } from "../support/browser"
+import { createUser } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, screenshot, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 
@@ -38,11 +38,7 @@ beforeAll(async () => {
   page.on("dialog", (d) => void d.accept())
   // Records to look at: some of the listener's own history is stored (slower on the embedded database).
   await waitFor(async () => (await app.query<{ n: number }>("SELECT count(*)::int AS n FROM whale_tx"))[0]!.n > 20, 150_000, 250)
-  await page.goto(`${app.url}/login`)
-  await page.fill('input[name="email"]', EMAIL)
-  await page.fill('input[name="password"]', DEFAULT_PASSWORD)
-  await page.click('button[type="submit"]')
-  await page.locator(".account-name").waitFor({ timeout: 15_000 })
+  await signIn(page, app.url, EMAIL)
 }, 240_000)
 afterAll(async () => {
   await browser?.close()

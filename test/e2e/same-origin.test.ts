@@ -7,8 +7,8 @@
 import { createServer, type Server } from "node:http"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { bearer, createUser, DEFAULT_PASSWORD, login } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, type Browser } from "../support/browser"
+import { bearer, createUser, login } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 
@@ -51,11 +51,7 @@ const displayName = async () => {
 it("refuses another origin's form and fetch that carry the session cookie; the service's own page still acts", async () => {
   const page: Page = await browser.context.newPage()
   const errors = collectErrors(page)
-  await page.goto(`${app.url}/login`)
-  await page.fill('input[name="email"]', EMAIL)
-  await page.fill('input[name="password"]', DEFAULT_PASSWORD)
-  await page.click('button[type="submit"]')
-  await page.locator(".account-name").waitFor({ timeout: 15_000 })
+  await signIn(page, app.url, EMAIL)
   const cookies = await browser.context.cookies(app.url)
   expect(cookies.map((c) => c.name)).toContain("whale_token")
   const before = await displayName()

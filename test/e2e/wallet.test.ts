@@ -6,8 +6,8 @@
  */
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createUser, DEFAULT_PASSWORD } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, screenshot, type Browser } from "../support/browser"
+import { createUser } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, screenshot, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { insertTx, QUIET_CHAIN, trackTestWallets, W, windowDataset } from "../support/whales"
 import { chainTx, publishTrades } from "../support/ws"
@@ -101,11 +101,7 @@ describe("a wallet's page", () => {
 
 describe("signed in", () => {
   it("a wallet name in the live feed leads to its page; 'alert on this wallet' opens a prefilled alert", async () => {
-    await page.goto(`${app.url}/login`)
-    await page.fill('input[name="email"]', "viewer@example.com")
-    await page.fill('input[name="password"]', DEFAULT_PASSWORD)
-    await page.click('button[type="submit"]')
-    await page.locator(".account-name").waitFor({ timeout: 10_000 })
+    await signIn(page, app.url, "viewer@example.com")
     await page.goto(`${app.url}/feed`)
     await page.locator('.conn[data-status="live"]').waitFor({ timeout: 15_000 })
     const trade = chainTx(7_001, { wallet: W.W2, wallet_label: "Beta Fund" })

@@ -6,8 +6,8 @@
  */
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createUser, DEFAULT_PASSWORD, login } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, screenshot, type Browser } from "../support/browser"
+import { createUser, login } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, screenshot, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 
@@ -58,11 +58,7 @@ describe("/echo gate (server-rendered)", () => {
 describe("/echo in the browser", () => {
   it("a whale sees the feed, copies a trade in one click, and sees the holding and the history", async () => {
     await waitFor(async () => (await app.query("SELECT 1 FROM whale_tx WHERE category IN ('dex_buy') AND price_usd > 0 LIMIT 1")).length > 0, 60_000, 200)
-    await page.goto(`${app.url}/login`)
-    await page.fill('input[name="email"]', "echo-whale@example.com")
-    await page.fill('input[name="password"]', DEFAULT_PASSWORD)
-    await page.click('button[type="submit"]')
-    await page.locator(".account-name").waitFor({ timeout: 10_000 })
+    await signIn(page, app.url, "echo-whale@example.com")
     await page.goto(`${app.url}/echo`)
     await page.locator(".echo-feed li").first().waitFor({ timeout: 20_000 })
     // The portfolio loads beside the feed (its own request): wait for it rather than read it at once.

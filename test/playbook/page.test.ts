@@ -6,8 +6,8 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { STREAMS } from "../../schema/streams"
-import { DEFAULT_PASSWORD, bearer, createUser, login } from "../support/auth"
-import { collectErrors, ensureClientBuilt, launchChromium, screenshot, type Browser } from "../support/browser"
+import { bearer, createUser, login } from "../support/auth"
+import { collectErrors, ensureClientBuilt, launchChromium, screenshot, signIn, type Browser } from "../support/browser"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 import { insertTx, QUIET_CHAIN, trackTestWallets, W } from "../support/whales"
@@ -37,11 +37,7 @@ afterAll(async () => {
 
 describe("the playbook page", () => {
   it("shows past reactions, patterns and a live event as it happens", async () => {
-    await page.goto(`${app.url}/login`)
-    await page.fill('input[name="email"]', "desk@playbook.test")
-    await page.fill('input[name="password"]', DEFAULT_PASSWORD)
-    await page.click('button[type="submit"]')
-    await page.locator(".account-name").waitFor({ timeout: 10_000 })
+    await signIn(page, app.url, "desk@playbook.test")
     await page.goto(`${app.url}/playbook`)
     await page.locator(".pb-past-item").first().waitFor({ timeout: 20_000 })
     await page.locator(".pb-metrics").first().waitFor({ timeout: 20_000 })

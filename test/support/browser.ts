@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { chromium, type BrowserContext, type Page } from "playwright-core"
+import { DEFAULT_PASSWORD } from "./auth"
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -50,6 +51,15 @@ export const launchChromium = async (): Promise<Browser> => {
       rmSync(userDataDir, { recursive: true, force: true })
     }
   }
+}
+
+/** Signs in on the console's sign-in page (`/login`) and waits for the signed-in header. */
+export const signIn = async (page: Page, baseUrl: string, email: string, password = DEFAULT_PASSWORD) => {
+  await page.goto(`${baseUrl}/login`)
+  await page.fill('input[name="email"]', email)
+  await page.fill('input[name="password"]', password)
+  await page.click('button[type="submit"]')
+  await page.locator(".account-name").waitFor({ timeout: 15_000 })
 }
 
 /** Console errors and uncaught page errors of a page, as they happen. */
