@@ -71,9 +71,9 @@ export const ingestMany = (s: IngestSteps, records: ReadonlyArray<RecordRow>, mo
       if (r.ts < lo) lo = r.ts
       if (r.ts > hi) hi = r.ts
     }
-    const buyTokens = [...new Set(kept.filter((r) => r.category === "dex_buy").map((r) => r.token))]
+    const buySet = new Set(kept.filter((r) => r.category === "dex_buy").map((r) => r.token))
+    const buyTokens = [...buySet]
     const exitTokens = [...new Set(kept.filter((r) => r.category === "dex_sell" || r.category === "exchange_deposit").map((r) => r.token))]
-    const buySet = new Set(buyTokens)
     let open = yield* batch.openTokens(buyTokens)
     const stored = new Map<string, Array<KeyedTrade>>()
     for (const t of yield* batch.windowTrades(buyTokens, lo - rules.windowMs, hi)) {

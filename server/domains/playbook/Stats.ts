@@ -60,8 +60,8 @@ export const bootstrapMeanCi = (xs: ReadonlyArray<number>, resamples = 2000, see
   return [quantile(means, 0.025), quantile(means, 0.975)]
 }
 
-/** Rounds to cents (USD figures leave the service with two decimals). */
-export const cents = (x: number) => Math.round(x * 100) / 100
+/** Rounds to cents (USD figures leave the service with two decimals): the one rounding of schema/numbers.ts. */
+export { cents } from "../../../schema/numbers"
 
 export const round = (x: number, digits = 4) => {
   const f = 10 ** digits
