@@ -273,26 +273,23 @@ export class Quota extends Effect.Service<Quota>()("app/Quota", {
     const hit = (userId: number, keyId: number): Effect.Effect<QuotaState> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.async<QuotaState>((resume) => count(userId, keyId, now, (q) => resume(Effect.succeed(q)))))
 
-    /** Today's count of each key (without counting), for the usage endpoint. */
-    const keyCounts = Effect.fn("Quota.keyCounts")(function* (keyIds: ReadonlyArray<number>) {
-      const day = dayOf(yield* Clock.currentTimeMillis)
-      return yield* Effect.forEach(keyIds, (id) =>
-        kv.get(keyCountKey(id, day)).pipe(
-          Effect.map((v) => (v._tag === "Some" ? Number(v.value) : 0)),
-          Effect.timeout(config.quotaRedisTimeoutMs),
-          Effect.catchAllCause(() => Effect.succeed(local.get(keyCountKey(id, day)) ?? lastSeen.get(keyCountKey(id, day)) ?? 0))
-        ), { concurrency: 8 })
-    })
-
-    /** The account's count today (without counting), for the account page. */
-    const accountCount = Effect.fn("Quota.accountCount")(function* (userId: number) {
-      const day = dayOf(yield* Clock.currentTimeMillis)
-      const key = quotaKey(userId, day)
-      return yield* kv.get(key).pipe(
+    /** A counter's value (without counting): Redis, or what this process holds when Redis does not answer in time. */
+    const readCount = (key: string) =>
+      kv.get(key).pipe(
         Effect.map((v) => (v._tag === "Some" ? Number(v.value) : 0)),
         Effect.timeout(config.quotaRedisTimeoutMs),
         Effect.catchAllCause(() => Effect.succeed(local.get(key) ?? lastSeen.get(key) ?? 0))
       )
+
+    /** Today's count of each key (without counting), for the usage endpoint. */
+    const keyCounts = Effect.fn("Quota.keyCounts")(function* (keyIds: ReadonlyArray<number>) {
+      const day = dayOf(yield* Clock.currentTimeMillis)
+      return yield* Effect.forEach(keyIds, (id) => readCount(keyCountKey(id, day)), { concurrency: 8 })
+    })
+
+    /** The account's count today (without counting), for the account page. */
+    const accountCount = Effect.fn("Quota.accountCount")(function* (userId: number) {
+      return yield* readCount(quotaKey(userId, dayOf(yield* Clock.currentTimeMillis)))
     })
 
     return {
