@@ -14,7 +14,7 @@ import { ChainRepo } from "../server/domains/chain/Repo"
 import type { WhaleRecord } from "../server/domains/chain/Types"
 import { Bus } from "../server/platform/infra/Bus"
 import type { startApp } from "../test/support/harness"
-import { causedCpu, cpuMeter, idleRates, pidsOf, ratesText } from "./cpu"
+import { causedCpu, cpuMeter, idleRates, pidsOf } from "./cpu"
 
 type App = Awaited<ReturnType<typeof startApp>>
 const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 1))
@@ -56,11 +56,19 @@ export const sustained = async ({ app, run, blockOf, first, lastBefore, alertPid
     const own = process.cpuUsage(ownBefore)
     return (own.user + own.system) / 1000 + (meters.alert() ?? 0)
   }
-  const cpuNow = () => (cpuApp() + (meters.postgres() ?? 0) + (meters.redis() ?? 0)) / 1000
+  /** CPU seconds so far: the app's, and the servers' (PostgreSQL and Redis). */
+  const cpuParts = () => ({ app: cpuApp() / 1000, servers: ((meters.postgres() ?? 0) + (meters.redis() ?? 0)) / 1000 })
+  const cpuNow = () => {
+    const c = cpuParts()
+    return c.app + c.servers
+  }
   // The system's background CPU with no block, to subtract from what the blocks' time used.
-  const idleParts = await idleRates(() => ({ app: cpuApp(), PostgreSQL: meters.postgres() ?? 0, Redis: meters.redis() ?? 0 }))
-  const idle = idleParts.app + idleParts.PostgreSQL + idleParts.Redis
-  const cpuStart = cpuNow()
+  const idle = await idleRates(() => {
+    const c = cpuParts()
+    return { app: c.app * 1000, servers: c.servers * 1000 }
+  })
+  const partsStart = cpuParts()
+  const cpuStart = partsStart.app + partsStart.servers
   console.log(`sustained: ${BLOCKS} blocks of ${first.records.length} records, one every ${BLOCK_MS / 1000} s`)
   const t0 = Date.now() + 200
   const storedAt: Array<number> = []
@@ -84,7 +92,7 @@ export const sustained = async ({ app, run, blockOf, first, lastBefore, alertPid
     if (!r!.owed) break
     await new Promise((res) => setTimeout(res, 1000))
   }
-  const cpuAll = cpuNow() - cpuStart
+  const partsAll = cpuParts()
   const allSentAt = Date.now()
 
   // Each send: its delivery's type and event time (the block's time for the record alerts), its channel, when sent.
@@ -120,9 +128,9 @@ export const sustained = async ({ app, run, blockOf, first, lastBefore, alertPid
   // Everything the blocks caused, until the last send: the work a block costs, wherever it fell (a backlog's too),
   // less the background the system uses with no block over the same time.
   const windowS = (allSentAt - t0) / 1000
-  const caused = causedCpu(cpuAll, windowS, idle)
+  const caused = causedCpu({ app: partsAll.app - partsStart.app, servers: partsAll.servers - partsStart.servers }, idle, windowS)
   const perBlock = caused.seconds / blocks.length
-  console.log(`CPU (app, PostgreSQL, Redis) until all was sent: ${caused.text} (background by part: ${ratesText(idleParts)}); ${perBlock.toFixed(2)} s a block (budget ${budget.toFixed(2)} s = 2/3 × ${BLOCK_MS / 1000} s × ${availableParallelism()} cores: ${perBlock <= budget ? "met" : "NOT met"}); ${cpuAtEnd.toFixed(1)} s used within the ${blocks.length} intervals`)
+  console.log(`CPU (app, PostgreSQL, Redis) until all was sent: ${caused.text}; ${perBlock.toFixed(2)} s a block (budget ${budget.toFixed(2)} s = 2/3 × ${BLOCK_MS / 1000} s × ${availableParallelism()} cores: ${perBlock <= budget ? "met" : "NOT met"}); ${cpuAtEnd.toFixed(1)} s used within the ${blocks.length} intervals`)
   const recordAll = per.flatMap((p) => p.record)
   console.log(`alerts-sustained: blocks ${blocks.length}, cpu per block ${perBlock.toFixed(2)} s of budget ${budget.toFixed(2)} s, backlog at end ${backlogEnd}, record p95 ${quantile(recordAll, 0.95).toFixed(0)} ms`)
 }

@@ -96,21 +96,23 @@ export const idleRates = async <K extends string>(parts: () => Record<K, number>
   return rates
 }
 
-/** Rates as `app 0.012, PostgreSQL 0.030 …` (CPU seconds per second). */
-export const ratesText = (rates: Record<string, number>) =>
-  Object.entries(rates).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ")
-
 /**
- * The CPU a block caused: what was used (`usedS` over `windowS`) less the background (`rate` s/s). A background that
- * would take more than a quarter of what was used is not a quiet system's (another user of the shared database, a
- * test run): subtracting it could read anything down to zero, so the figure is then the gross one, an upper bound,
- * and says so.
+ * The CPU a block caused, from what the app and the servers (PostgreSQL, Redis) used over `windowS` and their
+ * background rates (s/s) seen with no block. The app's background is its own process's (periodic actors, the
+ * bench's sampler): always subtracted. The servers are shared: a background over a quarter of what they used is
+ * no quiet system's (a test run on the same database), and subtracting it could read anything down to zero, so
+ * their part is then the gross one, an upper bound, and the text says so.
  */
-export const causedCpu = (usedS: number, windowS: number, rate: number) => {
-  const background = rate * windowS
-  if (background > usedS / 4) {
-    return { seconds: usedS, text: `${usedS.toFixed(2)} s used in ${windowS.toFixed(0)} s, gross: the background seen with no block (${rate.toFixed(3)} s/s, ${background.toFixed(1)} s over the window) is no quiet system's, so nothing is subtracted` }
-  }
-  const seconds = usedS - background
-  return { seconds, text: `${usedS.toFixed(2)} s used in ${windowS.toFixed(0)} s, less the background ${rate.toFixed(3)} s/s seen with no block (${background.toFixed(2)} s) = ${seconds.toFixed(2)} s` }
+export const causedCpu = (used: { readonly app: number; readonly servers: number }, rates: { readonly app: number; readonly servers: number }, windowS: number) => {
+  const appBg = Math.min(used.app, rates.app * windowS)
+  const serversBg = rates.servers * windowS
+  const serversQuiet = serversBg <= used.servers / 4
+  const seconds = used.app - appBg + used.servers - (serversQuiet ? serversBg : 0)
+  const text = `${(used.app + used.servers).toFixed(2)} s used in ${windowS.toFixed(0)} s, less the background seen with no block ` +
+    `(app ${rates.app.toFixed(3)} s/s: ${appBg.toFixed(2)} s; ` +
+    (serversQuiet
+      ? `PostgreSQL and Redis ${rates.servers.toFixed(3)} s/s: ${serversBg.toFixed(2)} s)`
+      : `PostgreSQL and Redis ${rates.servers.toFixed(3)} s/s is no quiet server's: not subtracted, their part is gross)`) +
+    ` = ${seconds.toFixed(2)} s`
+  return { seconds, text }
 }
