@@ -85,7 +85,7 @@ try {
 
   // ---- through the actor: commands on echo.cmd, until every trade is stored ----
   const commands = Array.from({ length: n }, (_, i) => ({
-    _tag: "Trade", messageId: `bench:${i}`, userId: actorUsers[i % USERS]!, side: "BUY", token: UNI, usd: 100
+    _tag: "Trade" as const, messageId: `bench:${i}`, userId: actorUsers[i % USERS]!, side: "BUY" as const, token: UNI, usd: 100
   }))
   const t0 = performance.now()
   await run(Effect.flatMap(Bus, (bus) => Effect.forEach(

@@ -39,7 +39,7 @@ const open = (url: string, headers: Record<string, string>, subscribe: unknown, 
   })
 
 const filters = (i: number) => [undefined, { tokens: [WETH] }, { min_usd: 50_000 }, { side: "buy" }][i % 4]
-const blockOf = () => Array.from({ length: BLOCK }, (_, i) => ({ ...trade(), ...(i % 2 === 0 ? { token: WETH, symbol: "WETH" } : { token: "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984", symbol: "UNI" }), usd: (i * 997) % 100_000, category: i % 3 === 0 ? "dex_sell" : "dex_buy" }))
+const blockOf = () => Array.from({ length: BLOCK }, (_, i) => ({ ...trade(), ...(i % 2 === 0 ? { token: WETH, symbol: "WETH" } : { token: "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984", symbol: "UNI" }), usd: (i * 997) % 100_000, category: i % 3 === 0 ? "dex_sell" as const : "dex_buy" as const }))
 const matches = (f: ReturnType<typeof filters>, t: ReturnType<typeof blockOf>[number]) =>
   f === undefined || ("tokens" in f ? t.token === WETH : "min_usd" in f ? (t.usd ?? 0) >= (f.min_usd ?? 0) : t.category === "dex_buy")
 

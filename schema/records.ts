@@ -59,3 +59,17 @@ export type RecordKey = Pick<WhaleTx, "tx_hash" | "log_index" | "wallet" | "toke
  *  - picks: `<tx_hash>:<log_index>:<wallet>` (pick_records' key, stored in picks.flag_record and pick exits).
  */
 export const recordId = (r: RecordKey): string => `${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`
+
+/** `counter_token` → `counterToken`, at the type level. */
+export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S
+/** A zod shape with its keys camel-cased (the chain domain's record names its fields in camelCase). */
+export type CamelShape<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] }
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+export const camelShape = <T extends z.ZodRawShape>(shape: T): CamelShape<T> =>
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [camel(k), v])) as CamelShape<T>
+
+/**
+ * The fields of `WhaleTx` that a record gets when it is stored or published, not when it is decoded from a block:
+ * the chain domain's `WhaleRecord` (server/domains/chain/Types.ts) has every other field of `WhaleTx`, camel-cased.
+ */
+export const STORED_ONLY = { id: true, wallet_label: true, source: true } as const

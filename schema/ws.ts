@@ -13,7 +13,10 @@
  * back far enough (`truncated`).
  */
 import { z } from "zod"
+import { ConsoleAlert } from "./http/alerts"
 import { DataSource, TopTokens, WhaleIndex } from "./http/analytics"
+import { EchoUserEvent } from "./http/echo"
+import { WatchlistLive, WatchlistLiveRetraction } from "./http/watchlist"
 import { WhaleTx } from "./records"
 import { ChainTxMessage } from "./streams"
 import { Tier } from "./tiers"
@@ -170,9 +173,23 @@ export type IndexSnapshot = z.infer<typeof IndexSnapshot>
 export const TopTokensSnapshot = z.object({ top: TopTokens, ...SnapshotMeta })
 export type TopTokensSnapshot = z.infer<typeof TopTokensSnapshot>
 
-/** `user:<id>` (stream `console.user`, routed by `user_id`): that user's alerts and Echo portfolio updates. */
-export const UserEvent = z.object({ user_id: z.number().int(), kind: z.string(), data: z.unknown() })
+/**
+ * `user:<id>` (stream `console.user`, routed by `user_id`): that user's events, one `kind` each — an alert delivered
+ * (`alert`), an Echo portfolio update (`echo`), a whale trade of a watched token or its retraction (`watchlist`).
+ * Publishers are typed by it (schema/bus.ts); the console follows one kind with `onUserEvent` (client/src/api/
+ * userEvents.ts), several pages sharing the topic. A new kind: one more member here.
+ */
+export const UserEvent = z.discriminatedUnion("kind", [
+  z.object({ user_id: z.number().int(), kind: z.literal("alert"), data: ConsoleAlert }),
+  z.object({ user_id: z.number().int(), kind: z.literal("echo"), data: EchoUserEvent }),
+  z.object({ user_id: z.number().int(), kind: z.literal("watchlist"), data: z.union([WatchlistLive, WatchlistLiveRetraction]) })
+])
 export type UserEvent = z.infer<typeof UserEvent>
+export type UserEventKind = UserEvent["kind"]
+/** The data of an event of kind `K`. */
+export type UserEventData<K extends UserEventKind> = Extract<UserEvent, { kind: K }>["data"]
+/** What the hub routes by: an event's user and kind, its data passed on as it is (its kind's follower parses it). */
+export const UserEventEnvelope = z.object({ user_id: z.number().int(), kind: z.string(), data: z.unknown() })
 
 /** One actor's health in an `ops:actors` report. */
 export const ActorReport = z.object({

@@ -151,7 +151,7 @@ export const EchoWatchActor = streamActor({
         if (list) list.push(f)
         else byWallet.set(f.wallet, [f])
       }
-      const commands = trades.flatMap((r) => (byWallet.get(r.wallet) ?? []).map((f) => ({
+      const commands = trades.flatMap((r) => (byWallet.get(r.wallet) ?? []).map((f): EchoCommand => ({
         _tag: "AutoCopy",
         messageId: `auto:${f.user_id}:${r.tx_hash}:${r.log_index}:${r.wallet}:${r.token}`,
         userId: f.user_id, tx_hash: r.tx_hash, log_index: r.log_index, wallet: r.wallet, token: r.token, symbol: r.symbol,

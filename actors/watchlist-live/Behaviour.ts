@@ -44,12 +44,12 @@ export const WatchlistLiveActor = streamActor({
         const events = messages.filter((m) => isRetraction(m) || isFlowCategory(m.category)).flatMap((m) => (byToken.get(m.token) ?? []).map((w) => {
           const messageId = `wl:${m.messageId}:${w.user_id}`
           if (isRetraction(m)) {
-            return { messageId, user_id: w.user_id, kind: "watchlist", data: { item_id: w.id, token: m.token, tx_hash: m.tx_hash, retracted: true } }
+            return { messageId, user_id: w.user_id, kind: "watchlist" as const, data: { item_id: w.id, token: m.token, tx_hash: m.tx_hash, retracted: true as const } }
           }
           const data: WatchlistLive = {
             item_id: w.id, token: m.token, symbol: m.symbol, price_usd: m.price_usd, category: m.category as FlowCategory, usd: m.usd, ts: m.ts
           }
-          return { messageId, user_id: w.user_id, kind: "watchlist", data }
+          return { messageId, user_id: w.user_id, kind: "watchlist" as const, data }
         }))
         if (events.length > 0) yield* bus.publishMany(CONSOLE_STREAMS.user, events)
       })

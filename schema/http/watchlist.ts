@@ -58,6 +58,10 @@ export const WatchlistLive = z.object({
 })
 export type WatchlistLive = z.infer<typeof WatchlistLive>
 
+/** On the same topic and kind: a reorg retracted a trade of a watched token that was shown live. */
+export const WatchlistLiveRetraction = z.object({ item_id: z.number().int(), token: z.string(), tx_hash: z.string(), retracted: z.literal(true) })
+export type WatchlistLiveRetraction = z.infer<typeof WatchlistLiveRetraction>
+
 const tags = ["watchlist"]
 
 export const WatchlistEndpoints = {

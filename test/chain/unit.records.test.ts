@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from "vitest"
 import { WhaleTrade } from "../../schema/http/analytics"
-import { recordId } from "../../schema/records"
+import { camelShape, recordId, STORED_ONLY, WhaleTx } from "../../schema/records"
 import { ChainStreamMessage, ChainTxMessage, ChainTxRetraction, isRetraction } from "../../schema/streams"
 import { FeedRetraction, FeedTrade } from "../../schema/ws"
 import { recordKeyOf } from "../../server/domains/alerts/delivery/Rows"
 import type { StoredTx } from "../../server/domains/chain/Repo"
+import { WhaleRecord } from "../../server/domains/chain/Types"
 import { toChainTxMessage, toRetraction } from "../../server/domains/chain/Wire"
 import { recordKey } from "../../server/domains/picks/Repo"
 
@@ -65,5 +66,28 @@ describe("the shapes of a record", () => {
     const retraction = toRetraction({ ...row, block_hash: `0x${"cd".repeat(32)}` })
     expect(isRetraction(ChainStreamMessage.parse(retraction))).toBe(true)
     expect(isRetraction(ChainStreamMessage.parse(toChainTxMessage(row, null)))).toBe(false)
+  })
+})
+
+describe("the chain domain's record", () => {
+  it("has every field of WhaleTx but those storing adds, camel-cased, and the decoder's own", () => {
+    const fromWhaleTx = Object.keys(camelShape(WhaleTx.omit(STORED_ONLY).shape))
+    expect(fromWhaleTx).toEqual(["txHash", "logIndex", "block", "ts", "wallet", "token", "symbol", "category", "amount", "usd",
+      "priceUsd", "counterToken", "counterSymbol", "venue"])
+    expect(Object.keys(WhaleRecord.shape).sort()).toEqual([...fromWhaleTx, "blockHash", "decimals", "amountRaw", "counterAmount", "ethVia"].sort())
+    // A field WhaleTx gains reaches the record, camel-cased.
+    expect(Object.keys(camelShape(WhaleTx.extend({ chain_id: WhaleTx.shape.block }).omit(STORED_ONLY).shape))).toContain("chainId")
+  })
+
+  it("keeps the decoder's checks: addresses and hashes, exact amounts, a Date", () => {
+    const record = {
+      txHash: HASH, logIndex: -1, block: 1, blockHash: HASH, ts: "2024-05-01T12:00:00.000Z", wallet: WALLET, token: TOKEN,
+      symbol: "WETH", decimals: 18, category: "exchange_deposit", amount: "1.5", amountRaw: "1500000000000000000", usd: 4500,
+      priceUsd: 3000, counterToken: null, counterSymbol: null, counterAmount: null, venue: "Binance", ethVia: "value"
+    }
+    expect(WhaleRecord.parse(record).ts).toEqual(new Date("2024-05-01T12:00:00.000Z"))
+    expect(WhaleRecord.safeParse({ ...record, wallet: `0x${"AB".repeat(20)}` }).success).toBe(false)
+    expect(WhaleRecord.safeParse({ ...record, amount: "1e3" }).success).toBe(false)
+    expect(WhaleRecord.safeParse({ ...record, logIndex: -2 }).success).toBe(false)
   })
 })

@@ -112,7 +112,7 @@ describe.skipIf(skip)("daily quota over two instances sharing Redis", () => {
     // A re-delivered event (same messageId, same counts) changes nothing and mails nothing.
     const keyId = (await a.query<{ id: number }>("SELECT id FROM api_keys WHERE user_id = $1", [userId]))[0]!.id
     const event = {
-      _tag: "ApiRequestCounted", messageId: "replayed-1", userId, keyId: Number(keyId), day: today(), endpoint: "/api/v1/whale-index",
+      _tag: "ApiRequestCounted" as const, messageId: "replayed-1", userId, keyId: Number(keyId), day: today(), endpoint: "/api/v1/whale-index",
       count: LIMIT, keyCount: LIMIT, limit: LIMIT, at: new Date().toISOString(), degraded: false
     }
     await b.runtime.runPromise(Effect.flatMap(Bus, (bus) => bus.publishMany(STREAMS.apiUsage, [event, event])))

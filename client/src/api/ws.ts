@@ -2,7 +2,9 @@
  * The console's WebSocket client (protocol: schema/ws.ts). It reconnects with capped exponential back-off and
  * jitter, resumes every topic from the last seq it has (the server replays what was missed, without gaps or
  * duplicates; a `truncated` resume tells the topic to reload), drops any frame at or below that seq, and sends a
- * `ping` every 15 s: no answer within 10 s means the connection is dead, and it is replaced.
+ * `ping` every 15 s: no answer within 10 s means the connection is dead, and it is replaced. Several handlers may
+ * follow one topic (the pages sharing `user:<id>`, each for its kind): one subscription, every frame to each; the
+ * topic is left when the last one stops (a handler that joins later gets no backlog, only what comes next).
  */
 import { ControlFrame, DataFrame, type ErrorFrame, type SubscribedFrame, type WelcomeFrame } from "../../../schema/ws"
 
@@ -28,7 +30,7 @@ const PONG_WITHIN_MS = 10_000
 const MAX_BACKOFF_MS = 15_000
 
 interface Subscription {
-  readonly handler: TopicHandler
+  readonly handlers: Set<TopicHandler>
   lastSeq: number | undefined
 }
 
@@ -45,10 +47,14 @@ export const createWsClient = (options: WsClientOptions) => {
     if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message))
   }
 
+  const backlogOf = (s: Subscription) => {
+    const backlog = Math.max(0, ...[...s.handlers].map((h) => h.backlog ?? 0))
+    return backlog > 0 ? { backlog } : {}
+  }
   const subscribeFrame = (topic: string, s: Subscription) =>
     s.lastSeq !== undefined
       ? { type: "subscribe", topic, since_seq: s.lastSeq }
-      : { type: "subscribe", topic, ...(s.handler.backlog ? { backlog: s.handler.backlog } : {}) }
+      : { type: "subscribe", topic, ...backlogOf(s) }
 
   const onFrame = (raw: string) => {
     let json: unknown
@@ -69,8 +75,8 @@ export const createWsClient = (options: WsClientOptions) => {
         for (const [topic, s] of subs) send(subscribeFrame(topic, s))
       } else if (f.type === "subscribed") {
         const s = subs.get(f.topic)
-        s?.handler.onSubscribed?.(f, s.lastSeq !== undefined)
-      } else if (f.type === "error" && f.topic) subs.get(f.topic)?.handler.onError?.(f)
+        if (s) for (const h of [...s.handlers]) h.onSubscribed?.(f, s.lastSeq !== undefined)
+      } else if (f.type === "error" && f.topic) for (const h of [...(subs.get(f.topic)?.handlers ?? [])]) h.onError?.(f)
       return
     }
     const data = DataFrame.safeParse(json)
@@ -78,7 +84,7 @@ export const createWsClient = (options: WsClientOptions) => {
     const s = subs.get(data.data.topic)
     if (!s || (s.lastSeq !== undefined && data.data.seq <= s.lastSeq)) return
     s.lastSeq = data.data.seq
-    s.handler.onData(data.data.data, data.data.seq)
+    for (const h of [...s.handlers]) h.onData(data.data.data, data.data.seq)
   }
 
   const stopTimers = () => {
@@ -133,13 +139,20 @@ export const createWsClient = (options: WsClientOptions) => {
   return {
     start: connect,
     reconnect,
-    /** Follow a topic until the returned function is called. */
+    /** Follow a topic until the returned function is called (beside any other handler of the topic). */
     subscribe: (topic: string, handler: TopicHandler) => {
-      const s: Subscription = { handler, lastSeq: undefined }
-      subs.set(topic, s)
-      send(subscribeFrame(topic, s))
+      // A handler object of its own: the same one given twice is two followers.
+      const own: TopicHandler = { ...handler }
+      let s = subs.get(topic)
+      if (s) s.handlers.add(own)
+      else {
+        s = { handlers: new Set([own]), lastSeq: undefined }
+        subs.set(topic, s)
+        send(subscribeFrame(topic, s))
+      }
+      const mine = s
       return () => {
-        if (subs.get(topic) !== s) return
+        if (!mine.handlers.delete(own) || mine.handlers.size > 0 || subs.get(topic) !== mine) return
         subs.delete(topic)
         send({ type: "unsubscribe", topic })
       }

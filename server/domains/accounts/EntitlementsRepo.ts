@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Tier } from "../../../schema/tiers"
+import { spanned } from "../../platform/ops/Spans"
 
 /** One source of entitlement, whatever its table. */
 export interface EntitlementRow {
@@ -22,7 +23,7 @@ export interface EntitlementRow {
 export class EntitlementsRepo extends Effect.Service<EntitlementsRepo>()("app/EntitlementsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return spanned("EntitlementsRepo", {
       /** Every source of one user, in one round trip. */
       sourcesOf: (userId: number) =>
         sql<EntitlementRow>`
@@ -78,6 +79,6 @@ export class EntitlementsRepo extends Effect.Service<EntitlementsRepo>()("app/En
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         )
-    } as const
+    } as const)
   })
 }) {}

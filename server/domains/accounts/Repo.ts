@@ -1,6 +1,7 @@
 /** SQL of the `users` table (migration 0020). */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface UserRow {
   readonly id: number
@@ -39,7 +40,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("app/AccountsRe
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const one = (rows: ReadonlyArray<UserRow>) => rows[0]
-    return {
+    return spanned("AccountsRepo", {
       /** Creates the account unless the e-mail is taken; returns its id, or undefined when it existed. */
       insert: (u: NewUser) =>
         sql<{ id: number }>`
@@ -94,6 +95,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("app/AccountsRe
 
       list: (limit: number) =>
         sql<UserRow>`SELECT ${sql.literal(COLUMNS)} FROM users ORDER BY id LIMIT ${limit}`.pipe(Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

@@ -1,6 +1,7 @@
 /** SQL of `sessions` (one per login: a refresh-token family) and `refresh_tokens` (hashed, rotated). */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface RefreshLookup {
   readonly session_id: string
@@ -13,7 +14,7 @@ export interface RefreshLookup {
 export class SessionRepo extends Effect.Service<SessionRepo>()("app/SessionRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return spanned("SessionRepo", {
       create: (s: { id: string; userId: number; expiresAt: Date; ip: string | null; userAgent: string | null }) =>
         sql`
           INSERT INTO sessions (id, user_id, expires_at, ip, user_agent)
@@ -82,6 +83,6 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("app/SessionRepo"
           Effect.map((rows) => rows.length),
           Effect.orDie
         )
-    } as const
+    } as const)
   })
 }) {}

@@ -10,6 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { countedWallet, type Scope } from "./Whales"
 import type { Window } from "./Windows"
+import { spanned } from "../../platform/ops/Spans"
 
 /** One token's figures in a window. `whales`: distinct wallets with DEX trades. */
 export interface TokenWindowRow {
@@ -102,6 +103,6 @@ export class FlowsRepo extends Effect.Service<FlowsRepo>()("app/analytics/FlowsR
         AND ${countedWallet(sql, scope, "f.wallet")}
       GROUP BY f.token, t.symbol, f.wallet, w.label, w.cohort`.pipe(Effect.orDie)
 
-    return { tokenWindow, trackedWallets, latestBlock, sources, walletTokenFlows } as const
+    return spanned("FlowsRepo", { tokenWindow, trackedWallets, latestBlock, sources, walletTokenFlows } as const)
   })
 }) {}

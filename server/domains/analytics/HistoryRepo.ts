@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { TxRow } from "./TxRepo"
 import { countedWallet } from "./Whales"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface BucketRow {
   readonly t: Date
@@ -94,6 +95,6 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("app/analytics/Hi
         ${tokens === null ? sql`` : sql`AND token IN ${sql.in(tokens.length > 0 ? tokens : [""])}`}
       GROUP BY day, token ORDER BY day, token LIMIT ${limit}`.pipe(Effect.orDie)
 
-    return { tokenSymbol, buckets, prices, txAfter, maxTxId, flowsAfter } as const
+    return spanned("HistoryRepo", { tokenSymbol, buckets, prices, txAfter, maxTxId, flowsAfter } as const)
   })
 }) {}

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { DayFigures, IndexComponent } from "./IndexFormula"
 import { countedWallet, type Scope } from "./Whales"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface StoredClose {
   readonly day: string
@@ -68,6 +69,6 @@ export class IndexRepo extends Effect.Service<IndexRepo>()("app/analytics/IndexR
       VALUES (${close.day}::date, ${close.score}, ${close.label}, ${JSON.stringify(close.components)}::jsonb)
       ON CONFLICT (day) DO NOTHING RETURNING day::text AS day`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
-    return { dayFigures, daySplit, firstDataDay, closes, storeClose } as const
+    return spanned("IndexRepo", { dayFigures, daySplit, firstDataDay, closes, storeClose } as const)
   })
 }) {}

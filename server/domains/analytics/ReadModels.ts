@@ -13,6 +13,7 @@ import type { FlowsData } from "../../../schema/http/dataapi"
 import type { Tier } from "../../../schema/tiers"
 import { memo } from "../../platform/infra/Memo"
 import { Metrics } from "../../platform/ops/Metrics"
+import { spanned } from "../../platform/ops/Spans"
 import { Analytics, flowsOf, topTokensOf } from "./Analytics"
 import { AnalyticsConfig } from "./Config"
 import { positioningFor } from "./PositioningModel"
@@ -44,7 +45,7 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
       Effect.suspend(() => {
         computations.inc({ view, cache: "read-models" })
         return effect
-      })
+      }).pipe(Effect.withSpan("ReadModels.compute", { attributes: { view } }))
 
     const stats = yield* memo({ ttl, maxStale, capacity: 2, compute: (scope: Scope) => counted("stats", analytics.stats(scope).pipe(Effect.map(cached))) })
     const index = yield* memo({ ttl, maxStale, capacity: 2, compute: (scope: Scope) => counted("index", analytics.whaleIndex(scope).pipe(Effect.map(cached))) })
@@ -88,7 +89,8 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
     /** Drops every cached view (a reorg retracted records they were computed from): the next read recomputes. */
     const invalidateAll = Effect.all([stats, index, source, windows, full, positioningViews, tops, flows].map((m) => m.invalidateAll), { discard: true })
 
-    return {
+    // Each Effect method a span (`ReadModels.stats`, …); `peek` stays synchronous, for the request hot paths.
+    return spanned("ReadModels", {
       invalidateAll,
       /** The same models without Effect, for request hot paths: what may be served now, else undefined (see `memo.peek`). */
       peek: {
@@ -108,6 +110,6 @@ export class ReadModels extends Effect.Service<ReadModels>()("app/ReadModels", {
         flows.get(flowsKey(tf, limit, token, scope)),
       /** Positioning as the tier may see it (spec §4.5). */
       positioning: (tier: Tier, scope: Scope = "whales"): Effect.Effect<Cached<Positioning>> => positioningViews.get(`${tier}:${scope}`)
-    } as const
+    } as const)
   })
 }) {}

@@ -6,6 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { WhaleCategory, WhaleTx } from "../../../schema/records"
 import type { WalletRow } from "../chain/Types"
+import { spanned } from "../../platform/ops/Spans"
 
 /** A page row: the record as the HTTP `WhaleTrade` lists it (without `log_index` and `counter_token`), `ts` as read. */
 export type TxRow = Readonly<Omit<WhaleTx, "log_index" | "counter_token" | "ts"> & { ts: Date }>
@@ -79,6 +80,6 @@ export class TxRepo extends Effect.Service<TxRepo>()("app/analytics/TxRepo", {
         ORDER BY p.rank, p.active DESC, p.label, p.address`.pipe(Effect.orDie)
     }
 
-    return { page, tokensBySymbol, searchWallets } as const
+    return spanned("TxRepo", { page, tokensBySymbol, searchWallets } as const)
   })
 }) {}

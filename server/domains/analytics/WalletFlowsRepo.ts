@@ -5,6 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface WalletFlowSums {
   readonly dex_buy_usd: number
@@ -55,6 +56,6 @@ export class WalletFlowsRepo extends Effect.Service<WalletFlowsRepo>()("app/anal
         FROM whale_flow_daily WHERE wallet = ${wallet} AND day >= ${since}::date
         ORDER BY day DESC, token LIMIT ${limit}`.pipe(Effect.orDie)
 
-    return { windows, tokens, days } as const
+    return spanned("WalletFlowsRepo", { windows, tokens, days } as const)
   })
 }) {}

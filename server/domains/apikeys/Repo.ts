@@ -1,6 +1,7 @@
 /** SQL of API keys (migration 0032). Only hashes are stored. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface KeyRow {
   readonly id: number
@@ -22,7 +23,7 @@ const LOCK_SPACE = 30_032
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("app/ApiKeysRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return spanned("ApiKeysRepo", {
       /**
        * Inserts a key unless the user has `max` active keys already; null when at the limit. `prefixTaken` keys are
        * retried by the caller (a user's active prefixes are unique).
@@ -59,6 +60,6 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("app/ApiKeysRepo"
         Effect.map((rows) => rows[0] ?? null),
         Effect.orDie
       )
-    } as const
+    } as const)
   })
 }) {}

@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { inTransaction } from "../../platform/infra/Sql"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface UsageRecord {
   readonly userId: number
@@ -16,7 +17,7 @@ export interface UsageRecord {
 export class UsageRepo extends Effect.Service<UsageRepo>()("app/UsageRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return spanned("UsageRepo", {
       /** Raises the stored counts to the event's, in one statement (accounts and keys deleted meanwhile are skipped). */
       raise: (u: UsageRecord) => sql`
         WITH account AS (
@@ -49,6 +50,6 @@ export class UsageRepo extends Effect.Service<UsageRepo>()("app/UsageRepo", {
       ),
 
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => inTransaction(sql, effect)
-    } as const
+    } as const)
   })
 }) {}

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface DripRow {
   readonly id: number
@@ -13,7 +14,7 @@ export class DripRepo extends Effect.Service<DripRepo>()("app/billing/DripRepo",
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const die = Effect.orDie
-    return {
+    return spanned("DripRepo", {
       join: (email: string, source: string | null) =>
         sql`INSERT INTO waitlist (email, source, unsubscribe_token, next_drip_at)
             VALUES (${email}, ${source}, ${randomBytes(24).toString("base64url")}, NULL)
@@ -53,6 +54,6 @@ export class DripRepo extends Effect.Service<DripRepo>()("app/billing/DripRepo",
           ORDER BY w.next_drip_at LIMIT ${limit} FOR UPDATE OF w SKIP LOCKED`.pipe(die),
       advance: (id: number, step: number, next: Date | null) =>
         sql`UPDATE waitlist SET drip_step = ${step}, next_drip_at = ${next} WHERE id = ${id}`.pipe(Effect.asVoid, die)
-    } as const
+    } as const)
   })
 }) {}

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ProviderInterval } from "./Plans"
 import type { Stored, SubFields, SubStatus } from "./Status"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface SubRow {
   readonly id: number
@@ -52,7 +53,7 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("app/billing/Bill
     const die = Effect.orDie
     const one = <A>(rows: ReadonlyArray<A>) => rows[0]
 
-    return {
+    return spanned("BillingRepo", {
       customerOf: (userId: number) =>
         sql<{ provider_customer_id: string }>`SELECT provider_customer_id FROM billing_customers WHERE user_id = ${userId}`.pipe(
           Effect.map((r) => one(r)?.provider_customer_id), die),
@@ -140,6 +141,6 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("app/billing/Bill
       claimMail: (kind: string, ref: string) =>
         sql<{ kind: string }>`INSERT INTO billing_mail_sent (kind, ref) VALUES (${kind}, ${ref}) ON CONFLICT DO NOTHING RETURNING kind`.pipe(
           Effect.map((r) => r.length === 1), die)
-    } as const
+    } as const)
   })
 }) {}

@@ -107,12 +107,11 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
       const retry = persistentRetry(settings.retryBaseMs, settings.retryMaxMs)
       const head = retryTemporary(source.latestBlockNumber, retry, "eth_blockNumber")
 
-      const publish = (block: Position, rows: ReadonlyArray<StoredTx>) =>
-        Effect.gen(function* () {
-          const messages = [...rows].sort(byPosition).map((r) => toChainTxMessage(r, session.walletLabel(r.wallet)))
-          if (messages.length > 0) yield* bus.publishMany(STREAMS.chainTx, messages)
-          yield* repo.markPublished(block.number, block.hash)
-        })
+      const publish = Effect.fn("ChainListener.publish")(function* (block: Position, rows: ReadonlyArray<StoredTx>) {
+        const messages = [...rows].sort(byPosition).map((r) => toChainTxMessage(r, session.walletLabel(r.wallet)))
+        if (messages.length > 0) yield* bus.publishMany(STREAMS.chainTx, messages)
+        yield* repo.markPublished(block.number, block.hash)
+      })
 
       const publishRetractions = (messages: ReadonlyArray<ChainTxRetraction>) =>
         messages.length === 0
@@ -120,7 +119,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
           : Effect.zipRight(bus.publishMany(STREAMS.chainTx, messages), repo.dropRetractions(messages.map((m) => m.messageId)))
 
       /** Publishes what a previous life stored or rolled back but did not get to publish (before any new record). */
-      const recover = Effect.gen(function* () {
+      const recover = Effect.withSpan(Effect.gen(function* () {
         let unsent = yield* repo.pendingRetractions(500)
         while (unsent.length > 0) {
           yield* publishRetractions(unsent.map((r) => r.payload as ChainTxRetraction))
@@ -133,7 +132,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
           yield* Effect.logInfo(`published the records of ${pending.length} block(s) stored before a restart`)
           pending = yield* repo.unpublished(100)
         }
-      })
+      }), "ChainListener.recover")
 
       const summary = yield* blockSummary
       let checkpoint: Position | null = yield* repo.checkpoint(CHECKPOINT)
@@ -146,7 +145,7 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
        * chain's block above it), and rolls back everything stored above that block.
        */
       const rollBack = (incoming: ChainBlock, tip: Position) =>
-        Effect.gen(function* () {
+        Effect.withSpan(Effect.gen(function* () {
           let above = incoming
           let fork: Position | null = null
           for (let m = tip.number; fork === null; m--) {
@@ -165,8 +164,9 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
             `reorg: block ${incoming.number} does not extend ${short(tip.hash)}; rolled back blocks ${fork.number + 1}–${tip.number} (${deleted} records, ${retractions.length} retracted)`
           )
           return fork
-        })
+        }), "ChainListener.rollBack")
 
+      /** Takes block `n`: a span per block (`ChainListener.take`), the parent of its `chain.tx` publish. */
       const take = (view: ChainSourceShape, n: number): Effect.Effect<Taken, unknown> =>
         Effect.gen(function* () {
           const { block, logs, records } = yield* fetchBlock(view, n, { ...session.context(), exchangeOf: taps.exchangeOf }, retry)
@@ -190,7 +190,10 @@ export class ChainListener extends Effect.Service<ChainListener>()("app/chain/Ch
           yield* summary.add(n, written.length)
           yield* runTaps({ block, logs, source: view })
           return { outcome: "stored", written: written.length } as const
-        }).pipe(Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed({ outcome: "later" } as const)))
+        }).pipe(
+          Effect.catchIf((e): e is BlockNotFound => e instanceof BlockNotFound, () => Effect.succeed({ outcome: "later" } as const)),
+          Effect.withSpan("ChainListener.take", { attributes: { block: n } })
+        )
 
       return {
         /** The chain's newest block number (retried while the node fails temporarily). */

@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { FlowCategory, WhaleCategory } from "../../../schema/records"
+import { spanned } from "../../platform/ops/Spans"
 
 export const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 
@@ -92,7 +93,7 @@ export class ChainReadRepo extends Effect.Service<ChainReadRepo>()("app/chain/Ch
     const recordColumns = sql.unsafe(`x.id, x.tx_hash, x.ts, x.wallet, w.label AS wallet_label, x.token, x.symbol, x.category, x.usd`)
     const d = (ms: number) => new Date(ms)
 
-    return {
+    return spanned("ChainReadRepo", {
       /** A token's reference flags, or null when it is not in `tokens`. */
       tokenFlags: (address: string) =>
         sql<TokenFlags>`SELECT address, symbol, stable, eth_derivative, blacklisted FROM tokens WHERE address = ${address}`.pipe(
@@ -200,6 +201,6 @@ export class ChainReadRepo extends Effect.Service<ChainReadRepo>()("app/chain/Ch
           SELECT id, tx_hash, log_index, wallet, token, symbol, category, amount::float8 AS amount, usd::float8 AS usd,
             price_usd::float8 AS price_usd, ts, source
           FROM whale_tx WHERE (ts, id) > (${d(after.ts)}, ${after.id}) ORDER BY ts, id LIMIT ${limit}`.pipe(Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

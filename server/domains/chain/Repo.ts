@@ -7,8 +7,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { recordId, type RecordSource, type WhaleTx } from "../../../schema/records"
-import { arrayLiteral, type ArrayElement } from "./PgArray"
+import { arrayLiteral, type ArrayElement } from "../../platform/infra/PgArray"
 import type { Label, ResolvedToken, WalletRow, WhaleRecord } from "./Types"
+import { spanned } from "../../platform/ops/Spans"
 
 /** A whale_tx row as stored: the record's columns under their column names (exact amounts as text), no label. */
 export type StoredTx = Readonly<Omit<WhaleTx, "block" | "ts" | "wallet_label"> & { block_number: number; ts: Date }>
@@ -78,7 +79,7 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
         ON CONFLICT (tx_hash, log_index, wallet, token) ${onConflict}`
     }
 
-    return {
+    return spanned("ChainRepo", {
       /** Stores a batch of records (bulk paths: backfill); returns how many were new. Existing rows stay. */
       insertRecords: (records: ReadonlyArray<WhaleRecord>, source: RecordSource) => {
         const insert = insertStatement(records, source, "keep-existing")
@@ -335,6 +336,6 @@ export class ChainRepo extends Effect.Service<ChainRepo>()("app/ChainRepo", {
         Effect.map((rows) => rows[0]?.ok === true),
         Effect.orDie
       )
-    } as const
+    } as const)
   })
 }) {}

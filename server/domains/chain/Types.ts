@@ -5,7 +5,7 @@
  * Addresses are always lower-case hex. Amounts on chain are bigint; amounts in records are exact decimal strings.
  */
 import { z } from "zod"
-import { WhaleCategory } from "../../../schema/records"
+import { camelShape, STORED_ONLY, WhaleCategory, WhaleTx } from "../../../schema/records"
 
 export const Address = z.string().regex(/^0x[0-9a-f]{40}$/, "lower-case 0x-prefixed 20-byte address")
 export type Address = z.infer<typeof Address>
@@ -126,7 +126,13 @@ export { WhaleCategory }
 
 const DecimalString = z.string().regex(/^\d+(\.\d+)?$/)
 
-export const WhaleRecord = z.object({
+/**
+ * A record as the chain domain decodes it from a block, before it is stored: every field of `WhaleTx`
+ * (schema/records.ts) but those storing adds (`STORED_ONLY`: id, wallet_label, source), camel-cased — a field added
+ * to `WhaleTx` reaches it — with the decoder's stricter checks (hashes, addresses, exact decimals, `ts` a Date) and
+ * what only decoding knows (the block hash, decimals, the raw and counter amounts, how native ETH was derived).
+ */
+export const WhaleRecord = z.object(camelShape(WhaleTx.omit(STORED_ONLY).shape)).extend({
   txHash: Hash,
   /** Lowest log index of the wallet's movements of `token` in the transaction; -1 when only native ETH moved. */
   logIndex: z.number().int().min(-1),
@@ -137,21 +143,13 @@ export const WhaleRecord = z.object({
   wallet: Address,
   /** The token bought, sold, deposited or withdrawn; native ETH is recorded as WETH. */
   token: Address,
-  symbol: z.string(),
   decimals: z.number().int().nullable(),
-  category: WhaleCategory,
   /** |net movement| in token units, exact; the raw integer when `decimals` is unknown. */
   amount: DecimalString,
   amountRaw: z.string().regex(/^\d+$/),
-  usd: z.number().nullable(),
-  priceUsd: z.number().nullable(),
-  /** The other side of a swap (WETH or a stablecoin); null for exchange flows. */
   counterToken: Address.nullable(),
-  counterSymbol: z.string().nullable(),
   /** |net movement| of the counter token, exact, like `amount`. */
   counterAmount: DecimalString.nullable(),
-  /** Router label (or tx.to) for swaps, exchange name for exchange flows. */
-  venue: z.string().nullable(),
   /**
    * How the native-ETH amount of the record (its WETH side) was derived: `value` (the transaction's value), `trace`
    * (internal transfers from call traces), `withdrawal` (a known router's WETH Withdrawal), `inferred` (another

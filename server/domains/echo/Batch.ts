@@ -141,7 +141,7 @@ export class EchoBatch extends Effect.Service<EchoBatch>()("app/echo/EchoBatch",
       const events = [...lastTrade].map(([userId, t]) => {
         const p = outcome.portfolios.get(userId)!
         const portfolio = portfolioView({ ...p, version: version.get(userId) ?? p.version }, outcome.books.get(userId)!, prices, new Date())
-        return { user_id: userId, kind: "echo", data: { reason: "trade", portfolio, trade: tradeView(t) } satisfies EchoUserEvent }
+        return { user_id: userId, kind: "echo" as const, data: { reason: "trade", portfolio, trade: tradeView(t) } satisfies EchoUserEvent }
       })
       if (events.length > 0) {
         yield* bus.publishMany(CONSOLE_USER_STREAM, events, 10_000).pipe(Effect.catchAllCause((c) => Effect.logWarning("echo: valuation push failed", c)))

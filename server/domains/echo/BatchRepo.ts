@@ -6,9 +6,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral, type ArrayElement } from "../chain/PgArray"
+import { arrayLiteral, type ArrayElement } from "../../platform/infra/PgArray"
 import type { Holding } from "./Ledger"
 import type { NewTrade, PortfolioRow, TradeRow } from "./Repo"
+import { spanned } from "../../platform/ops/Spans"
 
 /** An earlier delivery's result: a stored trade, or a recorded outcome (a rejection). */
 export interface Earlier {
@@ -139,7 +140,7 @@ export class EchoBatchRepo extends Effect.Service<EchoBatchRepo>()("app/echo/Ech
     const heldTokensOf = (userIds: ReadonlyArray<number>) =>
       sql<{ user_id: number; token: string }>`SELECT user_id, token FROM echo_holdings WHERE user_id = ANY(${ids(userIds)}::int8[])`.pipe(Effect.orDie)
 
-    return {
+    return spanned("EchoBatchRepo", {
       lockMany: (userIds: ReadonlyArray<number>, startCash: number) => lockMany(userIds, startCash).pipe(Effect.orDie),
       load: (userIds: ReadonlyArray<number>, commandIds: ReadonlyArray<string>) => load(userIds, commandIds).pipe(Effect.orDie),
       saveHoldings: (kept: ReadonlyArray<Holding & { readonly userId: number }>, gone: ReadonlyArray<{ readonly userId: number; readonly token: string }>) =>
@@ -149,6 +150,6 @@ export class EchoBatchRepo extends Effect.Service<EchoBatchRepo>()("app/echo/Ech
       insertTrades: (trades: ReadonlyArray<NewTrade>) => insertTrades(trades).pipe(Effect.orDie),
       recordOutcomes: (rows: ReadonlyArray<{ readonly commandId: string; readonly userId: number; readonly outcome: unknown }>) => recordOutcomes(rows).pipe(Effect.orDie),
       heldTokensOf
-    } as const
+    } as const)
   })
 }) {}

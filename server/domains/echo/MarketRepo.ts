@@ -6,6 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
 
@@ -16,7 +17,7 @@ export class MarketRepo extends Effect.Service<MarketRepo>()("app/echo/MarketRep
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    return {
+    return spanned("MarketRepo", {
       /**
        * Everything a fill needs in one round trip: the token's reference row, its latest price, its observed 24 h
        * liquidity and ETH/USD (at or before `ethBlock`, or the latest).
@@ -74,6 +75,6 @@ export class MarketRepo extends Effect.Service<MarketRepo>()("app/echo/MarketRep
             (SELECT price_usd::float8 FROM whale_tx WHERE token = ${token} AND price_usd > 0 AND ts < now() - interval '24 hours' ORDER BY ts DESC LIMIT 1) AS before24,
             count(*)::int AS records
           FROM whale_tx WHERE token = ${token} AND price_usd > 0 AND ts >= now() - interval '24 hours'`.pipe(Effect.map((r) => r[0]!), Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

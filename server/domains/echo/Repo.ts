@@ -7,6 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Book, Holding } from "./Ledger"
 import { inTransaction } from "../../platform/infra/Sql"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface PortfolioRow {
   readonly user_id: number
@@ -91,7 +92,7 @@ export class EchoRepo extends Effect.Service<EchoRepo>()("app/echo/EchoRepo", {
       holdings: new Map(hs.map((h): [string, Holding] => [h.token, { token: h.token, symbol: h.symbol, quantity: h.quantity, cost: h.cost, openedAt: h.opened_at }]))
     })
 
-    return {
+    return spanned("EchoRepo", {
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => inTransaction(sql, effect),
 
       /** Creates the portfolio on first use, then locks its row (inside a transaction) and loads the book. */
@@ -261,6 +262,6 @@ export class EchoRepo extends Effect.Service<EchoRepo>()("app/echo/EchoRepo", {
         sql`INSERT INTO echo_settings (key, value, updated_at, updated_by) VALUES (${key}, ${JSON.stringify(value)}::jsonb, clock_timestamp(), ${by})
             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`.pipe(
           Effect.asVoid, Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

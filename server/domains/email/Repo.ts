@@ -1,6 +1,7 @@
 /** The SQL of the e-mail workspace (migration 0091), and only its SQL. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export type ContactStatus = "pending" | "sent" | "replied" | "bounced" | "unsubscribed"
 export type DeliveryStatus = "queued" | "delivered" | "opened" | "bounced" | "complained"
@@ -200,13 +201,13 @@ export class EmailRepo extends Effect.Service<EmailRepo>()("app/email/EmailRepo"
     const isSuppressed = (email: string) =>
       sql<{ email: string }>`SELECT email FROM email_suppressions WHERE email = ${email}`.pipe(Effect.map((r) => r.length > 0), die)
 
-    return {
+    return spanned("EmailRepo", {
       contacts, contact, contactByEmail, insertContact, setStatus, setStatusByEmail, markSent, deleteContact, claimPending,
       insertOutbound, finishOutbound, insertInbound, setThread, inboundByRfcId, outboundRef, threadOfRfcIds, latestOutboundTo, outboundByRfcId,
       setDelivery, messages, message, body, markRead, markAllRead, deleteMessage, unreadCount,
       insertAttachment, attachment, inlineAttachments,
       outreach, addOutreach, deleteOutreach, toggleOutreach,
       recordEvent, suppress, isSuppressed
-    } as const
+    } as const)
   })
 }) {}

@@ -3,7 +3,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral } from "../chain/PgArray"
+import { arrayLiteral } from "../../platform/infra/PgArray"
+import { spanned } from "../../platform/ops/Spans"
 
 export type CandidateStatus = "pending" | "joined" | "below" | "rejected" | "left"
 export type Cohort = "mega" | "large" | "mid"
@@ -47,7 +48,7 @@ export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("app/identity
     const fix = (rows: ReadonlyArray<CandidateRow>): Array<CandidateRow> =>
       rows.map((r) => ({ ...r, move_block: Number(r.move_block), last_block: Number(r.last_block),
         holdings: typeof r.holdings === "string" ? JSON.parse(r.holdings) : r.holdings }))
-    return {
+    return spanned("DiscoveryRepo", {
       /** The candidates among these addresses. */
       byAddress: (addresses: ReadonlyArray<string>) =>
         addresses.length === 0 ? Effect.succeed([] as Array<CandidateRow>) :
@@ -95,6 +96,6 @@ export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("app/identity
           sql`UPDATE whale_candidates SET last_active_at = GREATEST(last_active_at, ${at}), last_block = GREATEST(last_block, ${block})
             WHERE status = 'joined' AND address = ANY (${arrayLiteral(addresses, (a) => a)}::text[]) RETURNING address`.pipe(
             Effect.map((rows) => rows.length), Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

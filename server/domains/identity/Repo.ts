@@ -5,9 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral } from "../chain/PgArray"
+import { arrayLiteral } from "../../platform/infra/PgArray"
 import type { AddressState } from "./Book"
 import type { Correction, Evidence, Identity, KindInfo, WalletClass } from "./Types"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface IdentityRow {
   readonly address: string
@@ -86,7 +87,7 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("app/IdentityRe
         SELECT address, class, rule, confidence, hits, txs, pool, counterpart, exchange, first_block, last_block
         FROM wallet_identity_evidence WHERE address = ANY (${list(addresses)}::text[]) ORDER BY address, confidence DESC`.pipe(Effect.orDie)
 
-    return {
+    return spanned("IdentityRepo", {
       /** Whether migration 0110 has run (a dry run never migrates). */
       hasTables: sql<{ ok: boolean }>`SELECT to_regclass('wallet_identity') IS NOT NULL AS ok`.pipe(
         Effect.map((rows) => rows[0]?.ok === true), Effect.orDie),
@@ -174,6 +175,6 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("app/IdentityRe
         sql<{ id: number }>`INSERT INTO wallet_identity_corrections (address, action, field, value, exchange, reason, operator)
           VALUES (${c.address}, ${c.action}, ${c.field}, ${c.value}, ${c.exchange}, ${c.reason}, ${operator}) RETURNING id::int AS id`.pipe(
           Effect.map((rows) => rows[0]!.id), Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { arrayLiteral } from "../chain/PgArray"
+import { arrayLiteral } from "../../platform/infra/PgArray"
 import type { RecordRow } from "./Repo"
 import type { WindowTrade } from "./Rules"
 

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { type LedgerEntry, type LedgerKind, nextEntry } from "./Ledger"
 import type { Exit, WindowTrade } from "./Rules"
 import type { ExitRec, PickRec } from "./Views"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface RecordRow {
   readonly txHash: string
@@ -79,7 +80,7 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         return e
       })
 
-    return {
+    return spanned("PicksRepo", {
       deleteRecord: (txHash: string, logIndex: number, wallet: string, token: string) =>
         sql<{ ts: Date; category: string }>`DELETE FROM pick_records WHERE tx_hash = ${txHash} AND log_index = ${logIndex}
           AND wallet = ${wallet} AND token = ${token} RETURNING ts, category`.pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie),
@@ -275,6 +276,6 @@ export class PicksRepo extends Effect.Service<PicksRepo>()("app/picks/PicksRepo"
         yield* sql`DELETE FROM pick_records`
         yield* sql`DELETE FROM pick_eth_daily`
       })).pipe(Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

@@ -4,6 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface WalletPickRow {
   readonly id: number
@@ -23,7 +24,7 @@ export interface WalletPickRow {
 export class WalletPicksRepo extends Effect.Service<WalletPicksRepo>()("app/picks/WalletPicksRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return spanned("WalletPicksRepo", {
       ofWallet: (wallet: string, limit: number) =>
         sql<WalletPickRow>`
           SELECT p.id::int AS id, p.token, p.symbol, p.flagged_at, p.status, p.whales, p.conviction::float8 AS conviction,
@@ -31,6 +32,6 @@ export class WalletPicksRepo extends Effect.Service<WalletPicksRepo>()("app/pick
           FROM picks p LEFT JOIN pick_exits x ON x.pick_id = p.id AND x.wallet = ${wallet}
           WHERE p.flaggers @> ARRAY[${wallet}]::text[] AND p.status <> 'VOID'
           ORDER BY p.flagged_at DESC, p.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
-    } as const
+    } as const)
   })
 }) {}

@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { SpanRecord } from "../chain/Chain"
 import { HOUR_MS, type Span, split } from "./Spans"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface RawFigures {
   readonly dex_buy_usd: number
@@ -232,6 +233,6 @@ export class FlowRepo extends Effect.Service<FlowRepo>()("app/playbook/FlowRepo"
         FROM r GROUP BY 1 ORDER BY 1`.pipe(Effect.orDie)
     }
 
-    return { dataSince, figures, topTokens, activeWallets, buckets } as const
+    return spanned("FlowRepo", { dataSince, figures, topTokens, activeWallets, buckets } as const)
   })
 }) {}

@@ -6,6 +6,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { EventCategory, EventMetrics, EventStatus } from "../../../schema/http/playbook"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface EventRow {
   readonly id: number
@@ -198,9 +199,9 @@ export class PlaybookRepo extends Effect.Service<PlaybookRepo>()("app/playbook/R
       sql<{ from_status: string; to_status: string; actor: string; at: Date }>`
         SELECT from_status, to_status, actor, at FROM playbook_transitions WHERE event_id = ${id} ORDER BY at, id`.pipe(Effect.orDie)
 
-    return {
+    return spanned("PlaybookRepo", {
       list, past, all, get, live, insert, update, upsertCalendar, transition, setFinalMetrics, highSeverityTimestamps,
       cachedMetrics, putCachedMetrics, transitions, version
-    } as const
+    } as const)
   })
 }) {}

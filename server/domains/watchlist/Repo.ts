@@ -4,6 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanned } from "../../platform/ops/Spans"
 
 export interface ItemRow {
   readonly id: number
@@ -21,7 +22,7 @@ export class WatchlistRepo extends Effect.Service<WatchlistRepo>()("app/watchlis
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const die = Effect.orDie
-    return {
+    return spanned("WatchlistRepo", {
       items: (userId: number) => sql.unsafe<ItemRow>(`SELECT ${ITEM} FROM watchlist_items WHERE user_id = $1 ORDER BY id`, [userId]).pipe(die),
       count: (userId: number) => sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_items WHERE user_id = ${userId}`.pipe(Effect.map((r) => r[0]!.n), die),
       byToken: (userId: number, token: string) =>
@@ -47,6 +48,6 @@ export class WatchlistRepo extends Effect.Service<WatchlistRepo>()("app/watchlis
       rememberInterest: (email: string, category: string, userId: number | null) =>
         sql`INSERT INTO watchlist_interests (email, category, user_id) VALUES (${email}, ${category}, ${userId})
             ON CONFLICT (email, category) DO UPDATE SET user_id = coalesce(EXCLUDED.user_id, watchlist_interests.user_id)`.pipe(Effect.asVoid, die)
-    } as const
+    } as const)
   })
 }) {}

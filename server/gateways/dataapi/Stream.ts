@@ -27,6 +27,7 @@ import { AppConfig } from "../../platform/Config"
 import { INSTANCE } from "../../platform/Instance"
 import { Bus } from "../../platform/infra/Bus"
 import { Metrics } from "../../platform/ops/Metrics"
+import { endpointOptions } from "../../platform/ws/Endpoint"
 import { Relay } from "../../platform/ws/Relay"
 import { DataApiConfig } from "./Config"
 import { Quota } from "./Quota"
@@ -285,13 +286,7 @@ export const makeKeyedStream = Effect.gen(function* () {
 
   const configure = (target: uWS.TemplatedApp) => {
     target.ws<KConn>(STREAM_PATH, {
-      maxPayloadLength: 16 * 1024,
-      idleTimeout: Math.max(8, Math.round(settings.idleTimeoutSeconds / 4) * 4),
-      sendPingsAutomatically: true,
-      maxBackpressure: settings.maxBackpressureBytes,
-      closeOnBackpressureLimit: true,
-      compression: uWS.DISABLED,
-      maxLifetime: 0,
+      ...endpointOptions(settings, 16 * 1024),
       upgrade: (res, req, context) => {
         const presented = req.getHeader("x-api-key").trim() || undefined
         const conn: KConn = { ws: null, open: false, owner: null, checking: null, authing: false, presented, subs: new Map(), queue: [], windowStart: 0, messages: 0 }

@@ -7,7 +7,7 @@
  *   alerts   `console.user`, events of kind `alert` only, as topic `alerts:<user id>` (each caller gets its own)
  */
 import { ChainStreamMessage, STREAMS } from "../../../schema/streams"
-import { CONSOLE_STREAMS, IndexSnapshot, UserEvent } from "../../../schema/ws"
+import { CONSOLE_STREAMS, IndexSnapshot, UserEventEnvelope } from "../../../schema/ws"
 import type { TradeFilters } from "../../../schema/dataapi-stream"
 import { parsed, withoutMessageId, type TopicSource } from "../../platform/ws/Topics"
 
@@ -32,7 +32,7 @@ export const STREAM_SOURCES: ReadonlyArray<TopicSource> = [
   {
     stream: CONSOLE_STREAMS.user, kind: "log", delayedForAnon: false,
     route: (payload) => {
-      const event = parsed(UserEvent, payload)
+      const event = parsed(UserEventEnvelope, payload)
       return event && event.kind === "alert" ? { topic: alertsTopic(event.user_id), key: "", live: event.data } : null
     }
   }

@@ -90,7 +90,7 @@ export class UsageEvents extends Effect.Service<UsageEvents>()("app/UsageEvents"
       for (const { atMs, ...p } of batch) {
         events.push({ _tag: "ApiRequestCounted", messageId: `${boot}-${(++seq).toString(36)}`, ...p, at: new Date(atMs).toISOString() })
       }
-      return bus.publishMany(STREAMS.apiUsage, events as never).pipe(
+      return bus.publishMany(STREAMS.apiUsage, events).pipe(
         Effect.asVoid,
         // Not lost: folded back under what arrived meanwhile (the counts are cumulative), tried again next time.
         Effect.tapErrorCause(() => Effect.sync(() => {

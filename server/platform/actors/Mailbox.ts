@@ -2,12 +2,14 @@
  * One life of a stream actor: make sure the group exists, finish this consumer's own pending entries, then loop —
  * read new entries (blocking), take over entries idle too long (failed handlers, dead consumers), handle each,
  * ack on success. An entry delivered more than `maxDeliveries` times, or one that does not parse, goes to the
- * dead-letter stream. Lag and pending are refreshed every `statsIntervalMs`.
+ * dead-letter stream. Lag and pending are refreshed every `statsIntervalMs`. A handling continues the trace its
+ * entries were published in (a span `<actor>.handle`), when tracing is on.
  */
 import { Cause, Effect, Exit } from "effect"
 import { Bus, type StreamEntry } from "../infra/Bus"
 import { AppConfig } from "../Config"
 import { INSTANCE } from "../Instance"
+import { continueTraces } from "../ops/TraceContext"
 import type { StreamActorDef } from "./Actor"
 import { describeError, type ActorHandle } from "./Registry"
 
@@ -86,11 +88,18 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
       Effect.gen(function* () {
         const admitted = yield* admit(entry)
         if (admitted === null) return "settled" as const
-        const exit = yield* Effect.exit(handler !== null
+        const exit = yield* Effect.exit(traced([entry.trace], 1, handler !== null
           ? handler(admitted.message, { id: entry.id, deliveries: entry.deliveries })
-          : many!([admitted.message]))
+          : many!([admitted.message])))
         return yield* judge(exit, `${stream} ${entry.id} (delivery ${entry.deliveries})`)
       })
+
+    /**
+     * A handling that continues its entries' publishers' traces (a span `<actor>.handle`, ops/TraceContext.ts); as
+     * it is when they carry none (tracing off).
+     */
+    const traced = <A, E>(traces: ReadonlyArray<string | undefined>, entries: number, effect: Effect.Effect<A, E>) =>
+      continueTraces(`${def.name}.handle`, traces, { stream, group, entries }, effect)
 
     /** Acks what was handled (one XACK for a read's entries; a crash before it redelivers them: handlers are idempotent). */
     const ackDone = (ids: ReadonlyArray<string>) =>
@@ -101,13 +110,13 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
         if (entries.length === 0) return
         if (many !== null) {
           // One call for the read's valid messages, in stream order.
-          const admitted: Array<{ readonly id: string; readonly message: M }> = []
+          const admitted: Array<{ readonly id: string; readonly message: M; readonly trace: string | undefined }> = []
           for (const entry of entries) {
             const a = accept(entry) ?? (yield* reject(entry))
-            if (a !== null) admitted.push({ id: entry.id, message: a.message })
+            if (a !== null) admitted.push({ id: entry.id, message: a.message, trace: entry.trace })
           }
           if (admitted.length === 0) return
-          const exit = yield* Effect.exit(many(admitted.map((a) => a.message)))
+          const exit = yield* Effect.exit(traced(admitted.map((a) => a.trace), admitted.length, many(admitted.map((a) => a.message))))
           const verdict = yield* judge(exit, `${stream} ${admitted[0]!.id}…${admitted.at(-1)!.id} (${admitted.length} entries)`)
           if (verdict === "done") return yield* ackDone(admitted.map((a) => a.id))
           if (admitted.length === 1) return
@@ -117,7 +126,7 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
           let inRow = 0
           yield* Effect.gen(function* () {
             for (const a of admitted) {
-              const alone = yield* Effect.exit(many([a.message]))
+              const alone = yield* Effect.exit(traced([a.trace], 1, many([a.message])))
               if ((yield* judge(alone, `${stream} ${a.id}`)) === "done") {
                 done.push(a.id)
                 inRow = 0

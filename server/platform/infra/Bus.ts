@@ -13,10 +13,13 @@
  *  - `claimStale` moves entries idle for at least `minIdleMs` from any consumer to the caller, counting a delivery.
  *  - every delivered entry carries `deliveries` (1 on first delivery).
  *  - `deadLetter` copies the entry to `dlq:<stream>` with the reason and acks it in the group.
+ *  - with tracing on, `publish`/`publishMany` store the publisher's trace context beside each payload (never in it)
+ *    and a delivered entry carries it as `trace` (ops/TraceContext.ts); with tracing off there is none.
  */
 import { Context, type Effect } from "effect"
+import type { AnyPayload, PayloadOf } from "../../../schema/bus"
 
-export type StreamPayload = Record<string, unknown>
+export type StreamPayload = AnyPayload
 
 export interface StreamEntry {
   /** Stream entry id, `<ms>-<seq>` as Redis formats it. */
@@ -24,6 +27,8 @@ export interface StreamEntry {
   readonly payload: StreamPayload
   /** How many times this entry has been delivered in the group, this delivery included. */
   readonly deliveries: number
+  /** The publisher's W3C `traceparent`, when it published with tracing on (the consumer's span continues it). */
+  readonly trace?: string
 }
 
 export interface ReadOptions {
@@ -56,10 +61,13 @@ export interface BusStats {
 
 export interface BusShape {
   readonly kind: "redis" | "memory"
-  /** Append an entry; trims the stream to about `maxLen` entries (default 100 000). Returns its id. */
-  readonly publish: (stream: string, payload: StreamPayload, maxLen?: number) => Effect.Effect<string>
+  /**
+   * Append an entry; trims the stream to about `maxLen` entries (default 100 000). Returns its id. The payload's type
+   * is the stream's (`PayloadOf`, schema/bus.ts).
+   */
+  readonly publish: <S extends string>(stream: S, payload: PayloadOf<S>, maxLen?: number) => Effect.Effect<string>
   /** Append many entries in one round trip, in order. */
-  readonly publishMany: (stream: string, payloads: ReadonlyArray<StreamPayload>, maxLen?: number) => Effect.Effect<ReadonlyArray<string>>
+  readonly publishMany: <S extends string>(stream: S, payloads: ReadonlyArray<PayloadOf<S>>, maxLen?: number) => Effect.Effect<ReadonlyArray<string>>
   /** Create the group if missing (`startId` `$` = only new entries, `0` = from the start). Idempotent. */
   readonly ensureGroup: (stream: string, group: string, startId?: "$" | "0") => Effect.Effect<void>
   /** Read new entries for the group (`>`), waiting up to `blockMs`. */

@@ -13,10 +13,15 @@
  * an operation. A blocked read waits on the stream's waiters with a timeout: no timers outlive a read.
  */
 import { Clock, Effect, Layer, Ref } from "effect"
+import { currentTraceparent } from "../ops/TraceContext"
 import { Bus, deadLetterStream, type BusShape, type BusStats, type GroupInfo, type StreamEntry, type StreamPayload } from "./Bus"
 import {
   DEFAULT_MAX_LEN, COMPACT_AFTER, Id, Entry, Pending, Group, Stream, ZERO, compare, format, parse, noGroup, encode, decode, live, firstId, indexAfter, find, estimateEntriesRead, lagOf
 } from "./BusMemoryStream"
+
+/** A delivered entry: a copy of its payload, and its publisher's trace context when it has one. */
+const delivered = (id: string, entry: Entry, deliveries: number): StreamEntry =>
+  entry.trace === undefined ? { id, payload: decode(entry.json), deliveries } : { id, payload: decode(entry.json), deliveries, trace: entry.trace }
 
 const make = Effect.gen(function* () {
   const streams = new Map<string, Stream>()
@@ -51,10 +56,10 @@ const make = Effect.gen(function* () {
     for (const resume of waiters) resume()
   }
 
-  const append = (s: Stream, json: string, maxLen: number, now: number): string => {
+  const append = (s: Stream, json: string, maxLen: number, now: number, trace?: string): string => {
     const id = now > s.lastId.ms ? { ms: now, seq: 0 } : { ms: s.lastId.ms, seq: s.lastId.seq + 1 }
     const text = format(id)
-    s.entries.push({ id, text, json })
+    s.entries.push(trace === undefined ? { id, text, json } : { id, text, json, trace })
     s.lastId = id
     s.entriesAdded++
     const excess = live(s) - Math.max(0, maxLen)
@@ -67,14 +72,12 @@ const make = Effect.gen(function* () {
   }
 
   const publishNow = (stream: string, jsons: ReadonlyArray<string>, maxLen: number) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.sync(() => {
-        const s = streamOf(stream)
-        const ids = jsons.map((json) => append(s, json, maxLen, now))
-        wake(s)
-        return ids
-      })
-    )
+    Effect.zipWith(Clock.currentTimeMillis, currentTraceparent, (now, trace) => {
+      const s = streamOf(stream)
+      const ids = jsons.map((json) => append(s, json, maxLen, now, trace))
+      wake(s)
+      return ids
+    })
 
   const publish = Effect.fn("BusMemory.publish")(function* (stream: string, payload: StreamPayload, maxLen?: number) {
     const [id] = yield* publishNow(stream, [encode(payload)], maxLen ?? DEFAULT_MAX_LEN)
@@ -105,7 +108,7 @@ const make = Effect.gen(function* () {
       g.entriesRead = g.entriesRead !== null ? g.entriesRead + 1 : estimateEntriesRead(s, entry.id)
       g.lastDelivered = entry.id
       g.pending.set(entry.text, { owner: o.consumer, deliveries: 1, deliveredAt: now })
-      out.push({ id: entry.text, payload: decode(entry.json), deliveries: 1 })
+      out.push(delivered(entry.text, entry, 1))
     }
     return out
   }
@@ -156,7 +159,7 @@ const make = Effect.gen(function* () {
         }
         p.deliveries++
         p.deliveredAt = now
-        out.push({ id, payload: decode(entry.json), deliveries: p.deliveries })
+        out.push(delivered(id, entry, p.deliveries))
       }
       return [out, dropped] as const
     })
@@ -183,7 +186,7 @@ const make = Effect.gen(function* () {
         p.owner = o.consumer
         p.deliveries++
         p.deliveredAt = now
-        out.push({ id, payload: decode(entry.json), deliveries: p.deliveries })
+        out.push(delivered(id, entry, p.deliveries))
       }
       return [out, dropped] as const
     })

@@ -17,6 +17,8 @@ export interface Entry {
   readonly id: Id
   readonly text: string
   readonly json: string
+  /** The publisher's `traceparent` (tracing on only). */
+  readonly trace?: string
 }
 export interface Pending {
   owner: string

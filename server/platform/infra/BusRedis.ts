@@ -1,7 +1,7 @@
 /**
  * The stream bus on Redis Streams (see `Bus.ts` for the contract).
  *
- * Each entry holds one field, `p`, the payload as JSON. Stream keys are `prefix + stream`; dead letters go to
+ * Each entry holds the field `p`, the payload as JSON, and with tracing on `t`, the publisher's `traceparent`. Stream keys are `prefix + stream`; dead letters go to
  * `prefix + dlq:<stream>` as ordinary bus entries whose payload is `{ id, stream, group, reason, deliveries, payload }`,
  * so `tail(deadLetterStream(s), n)` reads them back.
  *
@@ -13,6 +13,7 @@
  */
 import { Effect, Layer, Ref } from "effect"
 import { Bus, deadLetterStream, type BusShape, type BusStats, type GroupInfo, type StreamEntry, type StreamPayload } from "./Bus"
+import { currentTraceparent } from "../ops/TraceContext"
 import { evalScript, RedisClient, script } from "./Redis"
 
 export interface BusRedisOptions {
@@ -31,13 +32,14 @@ const PUBLISH_CHUNK_CHARS = 4_000_000
 
 /**
  * `publishMany`'s XADDs in one script call: KEYS[1] the stream, ARGV[1] the trim target, ARGV[2] the payloads' JSON
- * joined by newlines (JSON text never holds a raw newline). One argument instead of eight per entry: the client's
+ * joined by newlines (JSON text never holds a raw newline), ARGV[3] (tracing on only) the `traceparent` of them all. One argument instead of eight per entry: the client's
  * encoding and socket writes of thousands of small strings were most of a large publish's cost.
  */
 const PUBLISH_PACKED = script(
-  `local key, maxlen, s = KEYS[1], ARGV[1], ARGV[2] local out, n, pos = {}, 0, 1 local find, sub = string.find, string.sub ` +
+  `local key, maxlen, s, t = KEYS[1], ARGV[1], ARGV[2], ARGV[3] local out, n, pos = {}, 0, 1 local find, sub = string.find, string.sub ` +
   `while pos <= #s do local e = find(s, '\\n', pos, true) or (#s + 1) n = n + 1 ` +
-  `out[n] = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'p', sub(s, pos, e - 1)) pos = e + 1 end return out`
+  `if t then out[n] = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'p', sub(s, pos, e - 1), 't', t) ` +
+  `else out[n] = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'p', sub(s, pos, e - 1)) end pos = e + 1 end return out`
 )
 /** Dead-letter streams are trimmed like any other. */
 const DEAD_LETTER_MAX_LEN = 100_000
@@ -58,13 +60,28 @@ const decodePayload = (fields: ReadonlyArray<string>): StreamPayload => {
   return { _malformed: fields }
 }
 
+/** The `t` field of an entry (its publisher's `traceparent`), if any. */
+const traceOf = (fields: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === "t") return fields[i + 1]
+  return undefined
+}
+
+/** A delivered entry: its payload, and its publisher's trace context when it has one. */
+const entryOf = (id: string, fields: ReadonlyArray<string>, deliveries: number): StreamEntry => {
+  const trace = traceOf(fields)
+  return trace === undefined ? { id, payload: decodePayload(fields), deliveries } : { id, payload: decodePayload(fields), deliveries, trace }
+}
+
 const encodePayload = (payload: StreamPayload) => {
   const json = JSON.stringify(payload)
   if (typeof json !== "string") throw new TypeError("Bus payload is not JSON-serialisable")
   return json
 }
 
-const xaddArgs = (key: string, json: string, maxLen: number) => ["XADD", key, "MAXLEN", "~", String(maxLen), "*", "p", json]
+const xaddArgs = (key: string, json: string, maxLen: number, trace?: string) =>
+  trace === undefined
+    ? ["XADD", key, "MAXLEN", "~", String(maxLen), "*", "p", json]
+    : ["XADD", key, "MAXLEN", "~", String(maxLen), "*", "p", json, "t", trace]
 
 /** `XINFO GROUPS` item: a flat `[name, value, …]` list. */
 const groupField = (raw: ReadonlyArray<unknown>, field: string): unknown => {
@@ -94,7 +111,7 @@ const make = (options: BusRedisOptions) =>
 
     const publish = Effect.fn("BusRedis.publish")(function* (stream: string, payload: StreamPayload, maxLen?: number) {
       const json = encodePayload(payload)
-      const id = yield* send<string>("XADD", xaddArgs(redis.key(stream), json, maxLen ?? defaultMaxLen))
+      const id = yield* send<string>("XADD", xaddArgs(redis.key(stream), json, maxLen ?? defaultMaxLen, yield* currentTraceparent))
       yield* count("published", 1)
       return id
     })
@@ -102,6 +119,7 @@ const make = (options: BusRedisOptions) =>
     const publishMany = Effect.fn("BusRedis.publishMany")(function* (stream: string, payloads: ReadonlyArray<StreamPayload>, maxLen?: number) {
       const key = redis.key(stream)
       const jsons = payloads.map(encodePayload)
+      const trace = yield* currentTraceparent
       const ids: Array<string> = []
       for (let start = 0; start < jsons.length;) {
         let end = start + 1
@@ -109,7 +127,8 @@ const make = (options: BusRedisOptions) =>
         while (end < jsons.length && end - start < PUBLISH_CHUNK && chars + jsons[end]!.length <= PUBLISH_CHUNK_CHARS) chars += jsons[end++]!.length
         const packed = jsons.slice(start, end).join("\n")
         start = end
-        const replies = yield* redis.run("XADD (packed)", (c) => evalScript<ReadonlyArray<string>>(c, PUBLISH_PACKED, [key], [String(maxLen ?? defaultMaxLen), packed]))
+        const replies = yield* redis.run("XADD (packed)", (c) => evalScript<ReadonlyArray<string>>(c, PUBLISH_PACKED, [key],
+          trace === undefined ? [String(maxLen ?? defaultMaxLen), packed] : [String(maxLen ?? defaultMaxLen), packed, trace]))
         for (const id of replies) ids.push(id)
       }
       yield* count("published", ids.length)
@@ -139,7 +158,7 @@ const make = (options: BusRedisOptions) =>
             )
           : yield* send<Reply>("XREADGROUP", [...base, ...streams])
       const raw = reply?.[0]?.[1] ?? []
-      return raw.flatMap(([id, fields]): Array<StreamEntry> => (fields === null ? [] : [{ id, payload: decodePayload(fields), deliveries: 1 }]))
+      return raw.flatMap(([id, fields]): Array<StreamEntry> => (fields === null ? [] : [entryOf(id, fields, 1)]))
     })
 
     const readPending = Effect.fn("BusRedis.readPending")(function* (o: Parameters<BusShape["readPending"]>[0]) {
@@ -158,7 +177,7 @@ const make = (options: BusRedisOptions) =>
       yield* dropTrimmed(key, o.group, raw)
       const deliveries = new Map(pending.map(([id, , , times]) => [id, times]))
       return raw.flatMap(([id, fields]): Array<StreamEntry> =>
-        fields === null ? [] : [{ id, payload: decodePayload(fields), deliveries: deliveries.get(id) ?? 1 }]
+        fields === null ? [] : [entryOf(id, fields, deliveries.get(id) ?? 1)]
       )
     })
 
@@ -190,7 +209,7 @@ const make = (options: BusRedisOptions) =>
       // An entry missing here was acked or claimed again in between: it is no longer ours to handle.
       return claimed.flatMap(([id, fields], i): Array<StreamEntry> => {
         const row = counts[i]?.[0]
-        return row ? [{ id, payload: decodePayload(fields), deliveries: row[3] }] : []
+        return row ? [entryOf(id, fields, row[3])] : []
       })
     })
 

@@ -21,6 +21,7 @@ import { Bus } from "../infra/Bus"
 import { Metrics } from "../ops/Metrics"
 import { Principals } from "../http/Principals"
 import { IpSlots, presented } from "./Credentials"
+import { endpointOptions } from "./Endpoint"
 import { Relay } from "./Relay"
 import { Connections, encode, type Conn } from "./Connections"
 import { PLATFORM_TOPICS, TopicTable, type TopicDef } from "./Topics"
@@ -201,13 +202,7 @@ export const makeWsHub = (topicDefs: ReadonlyArray<TopicDef>) => Effect.gen(func
   const configure = (target: uWS.TemplatedApp) => {
     app = target
     target.ws<Conn>(WS_PATH, {
-      maxPayloadLength: settings.maxPayloadBytes,
-      idleTimeout: Math.max(8, Math.round(settings.idleTimeoutSeconds / 4) * 4),
-      sendPingsAutomatically: true,
-      maxBackpressure: settings.maxBackpressureBytes,
-      closeOnBackpressureLimit: true,
-      compression: uWS.DISABLED,
-      maxLifetime: 0,
+      ...endpointOptions(settings, settings.maxPayloadBytes),
       upgrade: (res, req, context) => {
         try {
           upgrade(res, req, context)

@@ -9,7 +9,7 @@
  */
 import type { z } from "zod"
 import { TIER_RANK, type Tier } from "../../../schema/tiers"
-import { CONSOLE_STREAMS, OpsReport, USER_TOPIC, UserEvent, type ErrorCode, type WsUser } from "../../../schema/ws"
+import { CONSOLE_STREAMS, OpsReport, USER_TOPIC, UserEventEnvelope, type ErrorCode, type WsUser } from "../../../schema/ws"
 import type { StreamPayload } from "../infra/Bus"
 
 /** `live`: as it happens; `delayed`: the anonymous view of a topic that has one. */
@@ -88,7 +88,7 @@ export const PLATFORM_TOPICS: ReadonlyArray<TopicDef> = [
     source: {
       stream: CONSOLE_STREAMS.user, kind: "log", delayedForAnon: false,
       route: (payload) => {
-        const event = parsed(UserEvent, payload)
+        const event = parsed(UserEventEnvelope, payload)
         return event && { topic: `user:${event.user_id}`, key: "", live: { kind: event.kind, data: event.data } }
       }
     },

@@ -5,6 +5,7 @@
  */
 import { createEffect, createSignal, For, on, onCleanup, Show, type Component } from "solid-js"
 import type { AlertResponse } from "../../../../schema/http/alerts"
+import { onUserEvent } from "../../api/userEvents"
 import { Card } from "../../components/Card"
 import { WalletLink } from "../../components/WalletLink"
 import { ago } from "../../lib/format"
@@ -31,7 +32,7 @@ export const AlertsPage: Component = () => {
   createEffect(on(() => app.session.user?.id, (id) => {
     if (id === undefined) return
     void store.load()
-    const stop = deps.ws.subscribe(`user:${id}`, { onData: store.onLive })
+    const stop = onUserEvent(deps.ws, id, "alert", store.onLive)
     onCleanup(stop)
   }))
 

@@ -4,7 +4,7 @@
  */
 import { createStore } from "solid-js/store"
 import {
-  type AlertResponse, type AlertType, type Channel, type ChannelSettings, ConsoleAlert, type CustomWalletsResponse, type HistoryItem, type ListAlertsResponse
+  type AlertResponse, type AlertType, type Channel, type ChannelSettings, type ConsoleAlert, type CustomWalletsResponse, type HistoryItem, type ListAlertsResponse
 } from "../../../../schema/http/alerts"
 import { alertsApi, type CreateAlertBody, type UpdateAlertBody, type UpdateChannelsBody } from "./api"
 
@@ -58,14 +58,9 @@ export const createAlertsStore = () => {
     loadHistory,
     say,
     /** Live alerts from `user:<id>` (kind `alert`). */
-    onLive: (data: unknown) => {
-      const event = data as { kind?: string; data?: unknown }
-      if (event?.kind !== "alert") return
-      const parsed = ConsoleAlert.safeParse(event.data)
-      if (parsed.success) {
-        setState("live", (xs) => [parsed.data, ...xs].slice(0, 30))
-        void loadHistory(state.historyPage)
-      }
+    onLive: (alert: ConsoleAlert) => {
+      setState("live", (xs) => [alert, ...xs].slice(0, 30))
+      void loadHistory(state.historyPage)
     },
     save: async (id: number | null, body: { type: string; params: unknown; channels: ReadonlyArray<string>; name: string | null }) => {
       // The editor's form builds the params of whichever type it shows; the server checks them against that type.

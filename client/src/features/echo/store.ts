@@ -4,7 +4,8 @@
  * over the console's WebSocket client (`useDeps`); everything subscribed or timed is released by `dispose`.
  */
 import { createStore } from "solid-js/store"
-import { EchoUserEvent, type Analytics, type ChartData, type FeedPage, type LagCurve, type Leaderboard, type Portfolio, type TradesPage } from "../../../../schema/http/echo"
+import { type Analytics, type ChartData, type FeedPage, type LagCurve, type Leaderboard, type Portfolio, type TradesPage } from "../../../../schema/http/echo"
+import { onUserEvent } from "../../api/userEvents"
 import type { Deps } from "../../store/types"
 import { amount, money, price } from "../../lib/format"
 import { echoApi } from "./api"
@@ -92,19 +93,12 @@ export const createEchoStore = (deps: Deps) => {
   /** Follows the signed-in user's topic for the live valuation (once the session is known). */
   const follow = (userId: number) => {
     unsubscribe?.()
-    unsubscribe = deps.ws.subscribe(`user:${userId}`, {
-      backlog: 1,
-      onData: (data) => {
-        const msg = data as { kind?: string; data?: unknown }
-        if (msg.kind !== "echo") return
-        const ev = EchoUserEvent.safeParse(msg.data)
-        if (!ev.success) return
-        // a stale push (older version) never overwrites a newer answer
-        if (state.portfolio && ev.data.portfolio.version < state.portfolio.version) return
-        setState("portfolio", ev.data.portfolio)
-        if (ev.data.reason === "auto-copy" || ev.data.reason === "skip" || ev.data.reason === "retraction") void loadTrades(1)
-      }
-    })
+    unsubscribe = onUserEvent(deps.ws, userId, "echo", (ev) => {
+      // a stale push (older version) never overwrites a newer answer
+      if (state.portfolio && ev.portfolio.version < state.portfolio.version) return
+      setState("portfolio", ev.portfolio)
+      if (ev.reason === "auto-copy" || ev.reason === "skip" || ev.reason === "retraction") void loadTrades(1)
+    }, { backlog: 1 })
   }
   const start = async () => {
     await Promise.all([quiet(echoApi.portfolio().then((p) => setState("portfolio", p))), loadFeed(1), loadTrades(1), loadAnalytics(), loadBoard(), loadRules()])

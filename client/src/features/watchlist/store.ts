@@ -4,7 +4,9 @@
  * the page mounts; the subscription ends with the page.
  */
 import { createStore } from "solid-js/store"
-import { WatchlistLive, type Watchlist } from "../../../../schema/http/watchlist"
+import type { Watchlist } from "../../../../schema/http/watchlist"
+import type { UserEventData } from "../../../../schema/ws"
+import { onUserEvent } from "../../api/userEvents"
 import type { Deps } from "../../store/types"
 import { watchlistApi } from "./api"
 
@@ -26,19 +28,17 @@ export const createWatchlistStore = (deps: Deps) => {
       setState({ loaded: true, error: (e as Error).message })
     }
   }
-  const onLive = (data: unknown) => {
-    const envelope = data as { kind?: string; data?: unknown }
-    if (envelope?.kind !== "watchlist") return
-    const live = WatchlistLive.safeParse(envelope.data)
-    if (!live.success || !state.list) return
-    const i = state.list.items.findIndex((it) => it.id === live.data.item_id)
+  const onLive = (data: UserEventData<"watchlist">) => {
+    // A retraction changes nothing shown here (the figures are the next load's).
+    if ("retracted" in data || !state.list) return
+    const i = state.list.items.findIndex((it) => it.id === data.item_id)
     if (i < 0) return
     const item = state.list.items[i]!
-    const usd = live.data.usd ?? 0
-    const buy = live.data.category === "dex_buy" ? usd : 0
-    const sell = live.data.category === "dex_sell" ? usd : 0
-    const net = live.data.category === "dex_buy" || live.data.category === "exchange_withdraw" ? usd : -usd
-    const price = live.data.price_usd ?? item.price_usd
+    const usd = data.usd ?? 0
+    const buy = data.category === "dex_buy" ? usd : 0
+    const sell = data.category === "dex_sell" ? usd : 0
+    const net = data.category === "dex_buy" || data.category === "exchange_withdraw" ? usd : -usd
+    const price = data.price_usd ?? item.price_usd
     setState("list", "items", i, {
       price_usd: price,
       change_pct: price !== null && item.price_at_add_usd ? Math.round(((price - item.price_at_add_usd) / item.price_at_add_usd) * 10_000) / 100 : item.change_pct,
@@ -50,7 +50,7 @@ export const createWatchlistStore = (deps: Deps) => {
     state,
     load,
     /** Follows the user's topic; returns the function that stops it. */
-    follow: (userId: number) => deps.ws.subscribe(`user:${userId}`, { onData: onLive }),
+    follow: (userId: number) => onUserEvent(deps.ws, userId, "watchlist", onLive),
     add: async (token: string) => {
       setState({ busy: true, error: null })
       try {

@@ -33,12 +33,17 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("app/AlertD
        * as hashable keys (`coalesce`: no alert is -1): on the record alone, the alerts a record matched were compared
        * one by one (~54k comparisons per 1,000 deliveries).
        */
-      recordDeliveries: Effect.fn("DeliveriesRepo.recordDeliveries")((ds: ReadonlyArray<NewDelivery>) =>
-        ds.length === 0 ? Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>) : sql<{ id: number; user_id: number; fresh: boolean }>`
-          WITH input AS (
-            SELECT * FROM json_to_recordset(${deliveriesJson(ds)}::json)
-              AS t(alert_id bigint, user_id bigint, type text, record_key text, title text, summary text, data jsonb, channels text,
-                   event_at timestamptz, status text, test boolean)
+      recordDeliveries: Effect.fn("DeliveriesRepo.recordDeliveries")((ds: ReadonlyArray<NewDelivery>) => {
+        if (ds.length === 0) return Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>)
+        const json = deliveriesJson(ds)
+        return sql<{ id: number; user_id: number; fresh: boolean }>`
+          WITH content AS (
+            SELECT * FROM json_to_recordset(${json.contents}::json) AS c(i int, title text, summary text, data jsonb)
+          ), input AS (
+            SELECT t.alert_id, t.user_id, t.type, t.record_key, c.title, c.summary, c.data, t.channels, t.event_at, t.status, t.test
+            FROM json_to_recordset(${json.deliveries}::json)
+              AS t(alert_id bigint, user_id bigint, type text, record_key text, c int, channels text, event_at timestamptz, status text, test boolean)
+            JOIN content c ON c.i = t.c
           ), ins AS (
             INSERT INTO alert_deliveries (alert_id, user_id, type, record_key, title, summary, data, channels, event_at, test)
             SELECT alert_id, user_id, type, record_key, title, summary, data, string_to_array(channels, ','), event_at, test FROM input
@@ -54,7 +59,8 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("app/AlertD
           SELECT id, user_id, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.status = 'pending')
           UNION ALL
           SELECT d.id, d.user_id, false FROM alert_deliveries d JOIN input i ON d.alert_id = i.alert_id AND d.record_key = i.record_key
-          WHERE EXISTS (SELECT 1 FROM alert_delivery_channels c WHERE c.delivery_id = d.id AND c.status = 'pending')`.pipe(die)),
+          WHERE EXISTS (SELECT 1 FROM alert_delivery_channels c WHERE c.delivery_id = d.id AND c.status = 'pending')`.pipe(die)
+      }),
 
       /** Claims the `pending` channels of these deliveries for sending (a lease: reclaimed if the sender dies). */
       claimPending: Effect.fn("DeliveriesRepo.claimPending")((ids: ReadonlyArray<number>, leaseSeconds: number) =>

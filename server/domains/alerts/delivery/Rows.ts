@@ -66,13 +66,16 @@ export const wellFormed = (text: string) => text.replace(LONE_SURROGATE, "\ufffd
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
 
 /**
- * Deliveries as one JSON parameter (`json_to_recordset`): written natively, where an array parameter per column is
- * escaped element by element by the driver. A delivery's `data` goes in as the JSON it already has; a lone surrogate
- * anywhere becomes U+FFFD (the statement would fail, and with it every delivery of the round).
+ * Deliveries as two JSON parameters (`json_to_recordset`): their contents, each once (`i`, title, summary, data), and
+ * the deliveries naming theirs by `c`. A block's deliveries share few contents (an event's thousand deliveries say the
+ * same thing): each went to the database whole, ~500 bytes a delivery to write, send and parse as JSON there. Written
+ * natively, where an array parameter per column is escaped element by element by the driver. A delivery's `data`
+ * goes in as the JSON it already has; a lone surrogate anywhere becomes U+FFFD (the statement would fail, and with
+ * it every delivery of the round).
  */
-export const deliveriesJson = (ds: ReadonlyArray<NewDelivery>): string => {
+export const deliveriesJson = (ds: ReadonlyArray<NewDelivery>): { readonly contents: string; readonly deliveries: string } => {
   const out = deliveriesText(ds)
-  if (!SURROGATE_ESCAPE.test(out)) return out
+  if (!SURROGATE_ESCAPE.test(out.contents) && !SURROGATE_ESCAPE.test(out.deliveries)) return out
   // Rare: written again with every text made well-formed (a literal backslash-u in a text may also have brought us here).
   return deliveriesText(ds.map((d) => ({
     ...d, type: wellFormed(d.type), recordKey: wellFormed(d.recordKey), title: wellFormed(d.title), summary: wellFormed(d.summary),
@@ -80,16 +83,35 @@ export const deliveriesJson = (ds: ReadonlyArray<NewDelivery>): string => {
   })))
 }
 
-const deliveriesText = (ds: ReadonlyArray<NewDelivery>): string => {
-  let out = "["
+interface ContentEntry {
+  readonly title: string
+  readonly summary: string
+  readonly index: number
+}
+
+const deliveriesText = (ds: ReadonlyArray<NewDelivery>) => {
+  // Contents by their data's JSON text (deliveries of one content share the very string: its hash is computed once),
+  // then title and summary compared (equal data with another title is another content).
+  const byData = new Map<string, Array<ContentEntry>>()
+  let contents = "["
+  let n = 0
+  let deliveries = "["
   for (let i = 0; i < ds.length; i++) {
     const d = ds[i]!
-    out += `${i === 0 ? "" : ","}{"alert_id":${d.alertId === null ? "null" : Math.trunc(d.alertId)},"user_id":${Math.trunc(d.userId)},` +
-      `"type":${JSON.stringify(d.type)},"record_key":${JSON.stringify(d.recordKey)},"title":${JSON.stringify(d.title)},` +
-      `"summary":${JSON.stringify(d.summary)},"data":${d.dataJson ?? JSON.stringify(d.data)},"channels":${JSON.stringify(d.channels.join(","))},` +
+    const data = d.dataJson ?? JSON.stringify(d.data)
+    let entries = byData.get(data)
+    if (entries === undefined) byData.set(data, entries = [])
+    let entry = entries.find((e) => e.title === d.title && e.summary === d.summary)
+    if (entry === undefined) {
+      entries.push(entry = { title: d.title, summary: d.summary, index: n })
+      contents += `${n === 0 ? "" : ","}{"i":${n},"title":${JSON.stringify(d.title)},"summary":${JSON.stringify(d.summary)},"data":${data}}`
+      n++
+    }
+    deliveries += `${i === 0 ? "" : ","}{"alert_id":${d.alertId === null ? "null" : Math.trunc(d.alertId)},"user_id":${Math.trunc(d.userId)},` +
+      `"type":${JSON.stringify(d.type)},"record_key":${JSON.stringify(d.recordKey)},"c":${entry.index},"channels":${JSON.stringify(d.channels.join(","))},` +
       `"event_at":${JSON.stringify(d.eventAt)},"status":${JSON.stringify(d.status)},"test":${d.test === true}}`
   }
-  return out + "]"
+  return { contents: contents + "]", deliveries: deliveries + "]" }
 }
 
 /** A claimed delivery with its claimed channels (content once per delivery, not once per channel). */

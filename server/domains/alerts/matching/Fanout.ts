@@ -186,12 +186,19 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
       ).flatMap((s) => live(s, now) ?? [])
       if (subs.length === 0) return
       const at = e._tag === "PickFlagged" ? e.flagged_at : e.at
-      const items = subs.map((sub) => {
-        const content = e._tag === "IndexValue"
-          ? contentOfIndexCross({ value: e.value, previous: e.previous ?? e.value, at: e.at }, (sub.spec.params as { level: number }).level)
-          : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e)
-        return deliveryOf(sub, `event:${e.messageId}`, content, at)
-      })
+      // One content per event (per level crossed for the index): its thousand deliveries share it, and its JSON.
+      const contents = new Map<number, Content>()
+      const contentFor = (level: number) => {
+        let content = contents.get(level)
+        if (content === undefined) {
+          contents.set(level, content = e._tag === "IndexValue"
+            ? contentOfIndexCross({ value: e.value, previous: e.previous ?? e.value, at: e.at }, level)
+            : e._tag === "PlaybookEventStatus" ? contentOfPlaybook(e) : contentOfPick(e))
+        }
+        return content
+      }
+      const items = subs.map((sub) =>
+        deliveryOf(sub, `event:${e.messageId}`, contentFor(e._tag === "IndexValue" ? (sub.spec.params as { level: number }).level : 0), at))
       if (items.length > 0) yield* submit([{ items, buys: [], extras: new Map() }])
     })
 

@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ProviderInterval } from "../Plans"
+import { spanned } from "../../../platform/ops/Spans"
 
 export interface InvoiceRow {
   readonly id: number
@@ -22,7 +23,7 @@ export class CryptoRepo extends Effect.Service<CryptoRepo>()("app/billing/Crypto
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const die = Effect.orDie
-    return {
+    return spanned("CryptoRepo", {
       insertInvoice: (i: { orderId: string; userId: number; tier: string; interval: ProviderInterval; priceUsd: number; payCurrency: string | null }) =>
         sql<InvoiceRow>`
           INSERT INTO crypto_invoices (order_id, user_id, tier, interval, price_usd, pay_currency)
@@ -43,6 +44,6 @@ export class CryptoRepo extends Effect.Service<CryptoRepo>()("app/billing/Crypto
           ON CONFLICT DO NOTHING RETURNING payment_id`.pipe(Effect.map((r) => r.length === 1), die),
       setPaymentOutcome: (paymentId: string, status: string, outcome: string) =>
         sql`UPDATE crypto_payments SET outcome = ${outcome} WHERE payment_id = ${paymentId} AND status = ${status}`.pipe(Effect.asVoid, die)
-    } as const
+    } as const)
   })
 }) {}

@@ -5,6 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { DemoWallet } from "./Wallets"
+import { spanned } from "../../../platform/ops/Spans"
 
 export interface HistoryRow {
   readonly seed: number
@@ -54,6 +55,6 @@ export class DemoHistoryRepo extends Effect.Service<DemoHistoryRepo>()("app/chai
         RETURNING address`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
     }
 
-    return { state, begin, progress, finish, earliestRecord, trackDemoWallets } as const
+    return spanned("DemoHistoryRepo", { state, begin, progress, finish, earliestRecord, trackDemoWallets } as const)
   })
 }) {}

@@ -4,7 +4,7 @@
  */
 import { createRequire } from "node:module"
 import { describe, expect, it } from "vitest"
-import { arrayLiteral, type ArrayElement } from "../../server/domains/chain/PgArray"
+import { arrayLiteral, type ArrayElement } from "../../server/platform/infra/PgArray"
 
 /** node-postgres's own conversion of a query parameter (not in its type declarations). */
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as { prepareValue: (value: unknown) => unknown }
