@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { notifyStreamOf, STREAMS } from "../../schema/streams"
+import { ChainTxMessage, DomainEvent, notifyStreamOf, STREAMS } from "../../schema/streams"
 import { shardOf } from "../../server/domains/alerts/matching/Shard"
 import { AlertShardFanouts } from "../../server/domains/alerts/matching/Shards"
 import { Bus } from "../../server/platform/infra/Bus"
@@ -23,7 +23,7 @@ const SHARDS = 4
 const token = newToken()
 const whale = newWallet()
 const at = new Date().toISOString()
-const records = Array.from({ length: 24 }, (_, i) => ({
+const records = Array.from({ length: 24 }, (_, i) => ChainTxMessage.parse({
   ...record({
     ...(i % 3 === 0 ? token : {}),
     wallet: i % 5 === 0 ? whale : newWallet(),
@@ -39,7 +39,7 @@ const records = Array.from({ length: 24 }, (_, i) => ({
 const events = [
   { _tag: "IndexValue", messageId: `e-${randomBytes(6).toString("hex")}`, value: 62, previous: 41, at },
   { _tag: "PickFlagged", messageId: `e-${randomBytes(6).toString("hex")}`, pick_id: 1, token: token.token, symbol: token.symbol, flagged_at: at, entry_price: 1.5, whales: 4, conviction: 70 }
-] as const
+].map((e) => DomainEvent.parse(e))
 const alertsOf = (i: number) => [
   { name: `trade-${i}`, type: "whale_trade", params: { min_usd: 100_000 * (i % 4), side: i % 2 === 0 ? "any" : "buy" } },
   { name: `flow-${i}`, type: "exchange_flow", params: { min_usd: 500_000 + 200_000 * (i % 3) } },

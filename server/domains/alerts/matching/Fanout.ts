@@ -10,7 +10,7 @@
  * costs a few statements, not thousands.
  */
 import { Effect } from "effect"
-import { deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
+import { type NotifyStream, deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
 import { Bus } from "../../../platform/infra/Bus"
 import { makeBatcher } from "../../../platform/infra/Batcher"
 import { AlertsConfig } from "../Config"
@@ -44,7 +44,7 @@ interface Matched {
  * The fan-out of one index: `notifyStream` is where its deliveries go (`notify`, or the shard's own `notify.<k>` so
  * that a shard's notifier work follows its shard; see matching/Shard.ts).
  */
-export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<AlertCooldowns, "decide">, notifyStream: string) =>
+export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<AlertCooldowns, "decide">, notifyStream: NotifyStream) =>
   Effect.gen(function* () {
     const convergence = yield* AlertConvergence
     const deliveries = yield* DeliveriesRepo
