@@ -9,6 +9,7 @@
  */
 import { Layer } from "effect"
 import { AlertEventsActor, AlertFanoutActor } from "./alert-fanout/Behaviour"
+import { AlertShardsActor } from "./alert-fanout/Shards"
 import { AuthJanitorActor } from "./auth-janitor/Behaviour"
 import { BlockListenerActor } from "./block-listener/Behaviour"
 import { ConsoleSnapshotsActor } from "./console-snapshots/Behaviour"
@@ -40,6 +41,7 @@ export const ACTORS = [
   ConsoleSnapshotsActor,
   AlertFanoutActor,
   AlertEventsActor,
+  AlertShardsActor,
   NotifierActor,
   AlertRetrierActor,
   EchoPortfolioActor,

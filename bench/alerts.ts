@@ -366,7 +366,8 @@ const main = async () => {
   }
 }
 
-main().then(() => process.exit(0), (e) => {
+// BENCH_SHARDS=N: the scale-out of the alert path over N actor processes instead (bench/alerts-shards.ts).
+;(process.env.BENCH_SHARDS ? import("./alerts-shards").then((m) => m.benchShards()) : main()).then(() => process.exit(0), (e) => {
   console.error(e)
   process.exit(1)
 })

@@ -14,6 +14,8 @@ import type { CONSOLE_STREAMS, IndexSnapshot, OpsCommand, TopTokensSnapshot, Use
 export interface StreamPayloads {
   [STREAMS.chainTx]: ChainStreamMessage
   [STREAMS.notify]: NotifyMessage
+  /** A shard's own `notify` (ALERT_SHARDS > 1, `notifyStreamOf`). */
+  [shard: `notify.${number}`]: NotifyMessage
   [STREAMS.apiUsage]: ApiRequestCounted
   [STREAMS.echoCmd]: EchoCommand
   [STREAMS.domainEvents]: DomainEvent

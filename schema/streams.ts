@@ -19,6 +19,13 @@ export const STREAMS = {
   domainEvents: "domain.events"
 } as const
 
+/**
+ * The `notify` stream of one shard of the alert fan-out (ALERT_SHARDS): `notify` itself with one shard, else
+ * `notify.<k>`, read by that shard's notifier (a shard's notifier work follows its shard).
+ */
+export const notifyStreamOf = (shard: number, shards: number): NotifyStream => (shards <= 1 ? STREAMS.notify : `${STREAMS.notify}.${shard}`)
+export type NotifyStream = typeof STREAMS.notify | `notify.${number}`
+
 /** A whale record on `chain.tx`; `id` is null for a custom wallet's record that whale_tx does not store. */
 export const ChainTxMessage = z.object({ messageId: z.string(), ...WhaleTx.shape, id: z.number().int().nullable() })
 export type ChainTxMessage = z.infer<typeof ChainTxMessage>

@@ -10,10 +10,15 @@ import { AlertFanout } from "../../server/domains/alerts/matching/Fanout"
 import { streamActor } from "../../server/platform/actors/Actor"
 import { FanoutEventMessage, FanoutRecordMessage } from "./Protocol"
 
+/** One shard (ALERT_SHARDS=1, the default): these two actors hold the whole index. */
+const unsharded = Effect.map(AlertFanout, (f) => f.shards === 1)
+
 export const AlertFanoutActor = streamActor({
   name: "alert-fanout",
   stream: STREAMS.chainTx,
   schema: FanoutRecordMessage,
+  // With ALERT_SHARDS > 1 the alert-shards actor runs each shard's fan-out instead (./Shards.ts).
+  active: unsharded,
   // A whole block (2,400 records at worst) in one read, handled in one call (no fiber per record): one sync, one
   // write round, one set of notify messages.
   batch: 4096,
@@ -27,6 +32,7 @@ export const AlertEventsActor = streamActor({
   name: "alert-events",
   stream: STREAMS.domainEvents,
   schema: FanoutEventMessage,
+  active: unsharded,
   behaviour: Effect.gen(function* () {
     const fanout = yield* AlertFanout
     return (message: DomainEvent) => fanout.handleEvent(message)

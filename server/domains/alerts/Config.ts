@@ -1,6 +1,9 @@
 /** The alerts domain's settings (docs/domains/alerts.md); read once, through Effect's `Config`. */
 import { Config, Effect, Option, Redacted } from "effect"
 
+/** The most shards the subscription index may be split into. */
+export const MAX_SHARDS = 64
+
 export class AlertsConfig extends Effect.Service<AlertsConfig>()("app/AlertsConfig", {
   effect: Effect.gen(function* () {
     const int = (name: string, fallback: number) => Config.integer(name).pipe(Config.withDefault(fallback))
@@ -32,7 +35,15 @@ export class AlertsConfig extends Effect.Service<AlertsConfig>()("app/AlertsConf
       indexReloadSeconds: yield* int("ALERTS_INDEX_RELOAD_SECONDS", 300),
       /** How often the fan-out reads its alerts' owners' tiers again (a downgrade pauses higher alert types). */
       tierRefreshSeconds: yield* int("ALERTS_TIER_REFRESH_SECONDS", 60),
-      customWalletCap: yield* int("ALERTS_CUSTOM_WALLET_CAP", 25)
+      customWalletCap: yield* int("ALERTS_CUSTOM_WALLET_CAP", 25),
+      /**
+       * The subscription index split by user into this many shards (`ALERT_SHARDS`, 1..64; see matching/Shard.ts):
+       * with more than one, the `alert-shards` actor runs each shard's fan-out and notifier under the shard's lease.
+       */
+      shards: yield* Config.integer("ALERT_SHARDS").pipe(
+        Config.withDefault(1),
+        Config.validate({ message: "ALERT_SHARDS must be an integer from 1 to 64", validation: (n) => n >= 1 && n <= MAX_SHARDS })
+      )
     } as const
   })
 }) {}

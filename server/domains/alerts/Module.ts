@@ -14,6 +14,7 @@ import { AlertNotifier } from "./delivery/Notifier"
 import { AlertErrors } from "./Errors"
 import { AlertRoutes } from "./Http"
 import { AlertFanout } from "./matching/Fanout"
+import { AlertShardFanouts } from "./matching/Shards"
 import { Alerts } from "./subscriptions/Alerts"
 import { CustomWallets } from "./wallets/CustomWallets"
 
@@ -22,7 +23,7 @@ export const AlertsModule = defineModule({
   config: AlertsConfig.Default,
   layer: Layer.mergeAll(
     AlertsConfig.Default, Alerts.Default, Channels.Default, CustomWallets.Default,
-    AlertFanout.Default, AlertNotifier.Default
+    AlertFanout.Default, AlertShardFanouts.Default, AlertNotifier.Default
   ),
   routes: AlertRoutes,
   processes: [MessengerBotProcess],

@@ -41,6 +41,8 @@ export interface StreamActorDef<M, R> {
    * deliveries, as with `behaviour`); a defect also crashes the actor.
    */
   readonly behaviourMany?: Effect.Effect<ManyHandler<M>, never, R>
+  /** Whether it runs in this configuration (default: always); an inactive actor is not started nor registered. */
+  readonly active?: Effect.Effect<boolean, never, R>
 }
 
 export type ManyHandler<M> = (messages: ReadonlyArray<M>) => Effect.Effect<void, unknown>
@@ -52,6 +54,8 @@ export interface LoopActorDef<R> {
   readonly singleton?: boolean
   /** One life; must run until interrupted. Call `actor.heartbeat()`/`actor.handled()` as work is done. */
   readonly run: (actor: ActorHandle) => Effect.Effect<void, unknown, R>
+  /** Whether it runs in this configuration (default: always); an inactive actor is not started nor registered. */
+  readonly active?: Effect.Effect<boolean, never, R>
 }
 
 export type ActorDef<R> = StreamActorDef<any, R> | LoopActorDef<R>

@@ -24,6 +24,7 @@ const life = <R>(def: ActorDef<R>, handle: ActorHandle): Effect.Effect<void, unk
 
 export const startActor = <R>(def: ActorDef<R>) =>
   Effect.gen(function* () {
+    if (def.active !== undefined && !(yield* def.active)) return null
     const registry = yield* ActorRegistry
     const { actors: s } = yield* AppConfig
     const handle = def.kind === "stream"

@@ -24,6 +24,7 @@ import { AlertChanges } from "../subscriptions/Changes"
 import { SubscriptionsRepo, type SubRow } from "../subscriptions/SubscriptionsRepo"
 import { WalletsRepo } from "../wallets/WalletsRepo"
 import { isLive, MatchIndex, type Sub } from "./MatchIndex"
+import { ALL_USERS, ownsUser, type Shard } from "./Shard"
 
 /** Changes read per step of a follow. */
 const FOLLOW_STEP = 1000
@@ -42,9 +43,12 @@ export const toSub = (row: SubRow): Sub | null => {
   }
 }
 
-export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
-  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, WalletsRepo.Default, AlertChanges.Default, AlertConvergence.Default, AlertsConfig.Default, Entitlements.Default],
-  effect: Effect.gen(function* () {
+/**
+ * The index of one shard's users (ALERT_SHARDS, matching/Shard.ts): it loads and follows only their alerts, mutes,
+ * tiers and labels. `ALL_USERS` is the whole index (one shard, the default).
+ */
+export const makeAlertIndex = (shard: Shard) =>
+  Effect.gen(function* () {
     const subscriptions = yield* SubscriptionsRepo
     const settings = yield* SettingsRepo
     const wallets = yield* WalletsRepo
@@ -52,6 +56,8 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
     const convergence = yield* AlertConvergence
     const config = yield* AlertsConfig
     const entitlements = yield* Entitlements
+
+    const mine = (userId: number) => ownsUser(shard, Number(userId))
 
     let index = new MatchIndex()
     /** Each alert's last fire as the database knows it (`last_fired_at`): the cooldown gates' floor after a restart. */
@@ -73,7 +79,7 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
     const applyUsers = (userIds: ReadonlyArray<number>) =>
       Effect.gen(function* () {
         if (userIds.length === 0) return
-        const rows = yield* settings.settingsOf(userIds)
+        const rows = yield* settings.settingsOf(userIds.filter(mine))
         for (const id of userIds) muted.delete(id)
         for (const r of rows) if (r.muted_until) muted.set(r.user_id, r.muted_until.getTime())
       })
@@ -98,6 +104,7 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
         }
         for (const r of rows) {
           const userId = Number(r.user_id)
+          if (!mine(userId)) continue
           let owners = labels.get(r.address)
           if (owners === undefined) labels.set(r.address, owners = new Map())
           owners.set(userId, r.label)
@@ -122,14 +129,14 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
     const load = Effect.gen(function* () {
       const tail = yield* changes.latest()
       const next = new MatchIndex()
-      const rows = yield* subscriptions.all()
+      const rows = shard.count === 1 ? yield* subscriptions.all() : yield* subscriptions.ofShard(shard.index, shard.count)
       for (const row of rows) {
         const sub = toSub(row)
         if (sub) next.upsert(sub)
         if (row.last_fired_at) lastFired.set(row.id, row.last_fired_at.getTime())
       }
       muted.clear()
-      for (const m of yield* settings.mutedUsers()) muted.set(m.user_id, m.muted_until.getTime())
+      for (const m of yield* settings.mutedUsers()) if (mine(m.user_id)) muted.set(m.user_id, m.muted_until.getTime())
       tiers.clear()
       tiersAt = Date.now()
       yield* refreshTiers([...new Set(rows.map((r) => Number(r.user_id)))])
@@ -147,9 +154,10 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
         if (read.length === 0) return
         lastChange = read[read.length - 1]!.streamId
         const alertIds = [...new Set(read.filter((c) => c.kind === "alert").map((c) => c.id))]
-        const userIds = [...new Set(read.filter((c) => c.kind === "user").map((c) => c.id))]
+        const userIds = [...new Set(read.filter((c) => c.kind === "user" && mine(c.id)).map((c) => c.id))]
         if (alertIds.length > 0) {
-          const found = yield* subscriptions.byIds(alertIds)
+          // Another shard's alert is not this index's: as good as deleted here (its owner's shard holds it).
+          const found = (yield* subscriptions.byIds(alertIds)).filter((r) => mine(r.user_id))
           // A changed alert's owner may have changed tier too (an upgrade, then a new alert of a higher type).
           yield* refreshTiers([...new Set(found.map((r) => Number(r.user_id)))])
           const rows = new Map(found.map((r) => [r.id, r]))
@@ -220,4 +228,10 @@ export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
       lastFiredOf: (alertId: number): number | null => lastFired.get(alertId) ?? null
     } as const
   })
+
+export type AlertIndexShape = Effect.Effect.Success<ReturnType<typeof makeAlertIndex>>
+
+export class AlertIndex extends Effect.Service<AlertIndex>()("app/AlertIndex", {
+  dependencies: [SubscriptionsRepo.Default, SettingsRepo.Default, WalletsRepo.Default, AlertChanges.Default, AlertConvergence.Default, AlertsConfig.Default, Entitlements.Default],
+  effect: makeAlertIndex(ALL_USERS)
 }) {}

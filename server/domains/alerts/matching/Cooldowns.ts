@@ -9,13 +9,12 @@ import { Effect } from "effect"
 import { Kv } from "../../../platform/infra/Kv"
 import type { NewDelivery } from "../delivery/Rows"
 import { DEFAULT_COOLDOWNS } from "../Throttle"
-import { AlertIndex } from "./AlertIndex"
+import { AlertIndex, type AlertIndexShape } from "./AlertIndex"
 
-export class AlertCooldowns extends Effect.Service<AlertCooldowns>()("app/AlertCooldowns", {
-  dependencies: [AlertIndex.Default],
-  effect: Effect.gen(function* () {
+/** The cooldowns of one index's alerts (`lastFiredOf`: its alerts' last fire as loaded, the gates' floor). */
+export const makeCooldowns = (index: Pick<AlertIndexShape, "lastFiredOf">) =>
+  Effect.gen(function* () {
     const kv = yield* Kv
-    const index = yield* AlertIndex
 
     return {
       /**
@@ -69,4 +68,8 @@ export class AlertCooldowns extends Effect.Service<AlertCooldowns>()("app/AlertC
       })
     } as const
   })
+
+export class AlertCooldowns extends Effect.Service<AlertCooldowns>()("app/AlertCooldowns", {
+  dependencies: [AlertIndex.Default],
+  effect: Effect.flatMap(AlertIndex, makeCooldowns)
 }) {}

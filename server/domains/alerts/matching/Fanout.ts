@@ -10,9 +10,10 @@
  * costs a few statements, not thousands.
  */
 import { Effect } from "effect"
-import { deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
+import { type NotifyStream, deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
 import { Bus } from "../../../platform/infra/Bus"
 import { makeBatcher } from "../../../platform/infra/Batcher"
+import { AlertsConfig } from "../Config"
 import { AlertConvergence, type Buy } from "../convergence/Convergence"
 import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
 import { recordKeyOf, type NewDelivery } from "../delivery/Rows"
@@ -20,7 +21,7 @@ import { contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord,
 import { SubscriptionsRepo } from "../subscriptions/SubscriptionsRepo"
 import { DEFAULT_COOLDOWNS } from "../Throttle"
 import { AlertCooldowns } from "./Cooldowns"
-import { AlertIndex } from "./AlertIndex"
+import { AlertIndex, type AlertIndexShape } from "./AlertIndex"
 import { deliveryOf } from "./Delivery"
 import { Folds } from "./Folds"
 import { AlertWalletFacts } from "./WalletFacts"
@@ -39,11 +40,12 @@ interface Matched {
   readonly extras: ReadonlyMap<NewDelivery, number>
 }
 
-export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
-  dependencies: [AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default, AlertWalletFacts.Default],
-  effect: Effect.gen(function* () {
-    const alertIndex = yield* AlertIndex
-    const cooldowns = yield* AlertCooldowns
+/**
+ * The fan-out of one index: `notifyStream` is where its deliveries go (`notify`, or the shard's own `notify.<k>` so
+ * that a shard's notifier work follows its shard; see matching/Shard.ts).
+ */
+export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<AlertCooldowns, "decide">, notifyStream: NotifyStream) =>
+  Effect.gen(function* () {
     const convergence = yield* AlertConvergence
     const deliveries = yield* DeliveriesRepo
     const subscriptions = yield* SubscriptionsRepo
@@ -67,7 +69,7 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
           const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
           const messages = []
           for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
-          if (messages.length > 0) yield* bus.publishMany(STREAMS.notify, messages)
+          if (messages.length > 0) yield* bus.publishMany(notifyStream, messages)
         }), { concurrency: RECORD_PARALLEL, discard: true })
       // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
       yield* subscriptions.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
@@ -207,5 +209,13 @@ export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout"
       matchRecord,
       sync: alertIndex.sync
     } as const
+  })
+
+export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
+  dependencies: [AlertsConfig.Default, AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default, AlertWalletFacts.Default],
+  effect: Effect.gen(function* () {
+    const fanout = yield* makeAlertFanout(yield* AlertIndex, yield* AlertCooldowns, STREAMS.notify)
+    /** ALERT_SHARDS: with more than one, each shard's fan-out runs instead of this one (matching/Shards.ts). */
+    return { ...fanout, shards: (yield* AlertsConfig).shards } as const
   })
 }) {}

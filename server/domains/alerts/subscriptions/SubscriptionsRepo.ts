@@ -80,6 +80,9 @@ export class SubscriptionsRepo extends Effect.Service<SubscriptionsRepo>()("app/
 
       /** Every subscription (the matching index's load). */
       all: Effect.fn("SubscriptionsRepo.all")(() => sql<SubRow>`SELECT ${columns} FROM alert_subscriptions`.pipe(die)),
+      /** The alerts of one shard's users (`user_id mod count = index`, matching/Shard.ts). */
+      ofShard: Effect.fn("SubscriptionsRepo.ofShard")((index: number, count: number) =>
+        sql<SubRow>`SELECT ${columns} FROM alert_subscriptions WHERE user_id % ${count} = ${index}`.pipe(die)),
 
       byIds: Effect.fn("SubscriptionsRepo.byIds")((ids: ReadonlyArray<number>) =>
         sql<SubRow>`SELECT ${columns} FROM alert_subscriptions WHERE id = ANY(${ids}::bigint[])`.pipe(die)),
