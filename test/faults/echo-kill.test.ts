@@ -7,17 +7,15 @@
  * outcome (a trade or a recorded rejection), nothing is left pending, and every book is consistent (cash ≥ 0, each
  * holding = the sum of its trades, cash + cost basis = start + realized).
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
-import Pg from "pg"
-import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/harness"
+import { realRedisUrl, skipWithout } from "../support/harness"
 import { waitFor } from "../support/wait"
+import { closeFaultWorld, openFaultWorld, type FaultWorld } from "./support/world"
 
 const skip = skipWithout("DATABASE_URL") || skipWithout("REDIS_URL") || Boolean(process.env.WHALE_TEST_EMBEDDED)
 const N = Number(process.env.FAULT_ECHO_COMMANDS ?? 6_000)
@@ -28,12 +26,12 @@ const UNI = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984"
 const prefix = `fault-echo:${randomBytes(3).toString("hex")}:`
 const dataDir = mkdtempSync(join(tmpdir(), "whale-fault-echo-"))
 const children = new Map<number, { child: ChildProcess; output: () => string }>()
-let db: { url: string; drop: () => Promise<void> }
-let pg: Pg.Client
-let redis: ReturnType<typeof createClient>
+let db: FaultWorld["db"]
+let pg: FaultWorld["pg"]
+let redis: FaultWorld["redis"]
 
-const env = () => ({
-  ...process.env, WHALE_ROLES: "actors", WHALE_ACTORS: "echo-portfolio", DATABASE_URL: db.url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix,
+const env = (url = db.url) => ({
+  ...process.env, WHALE_ROLES: "actors", WHALE_ACTORS: "echo-portfolio", DATABASE_URL: url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix,
   DATA_DIR: dataDir, LOG_LEVEL: "warn", MIGRATE_ON_START: "false", CHAIN_START_BLOCK: "1000000000000", CHAIN_POLL_MS: "60000",
   ECHO_START_CASH: String(START), ACTOR_CLAIM_IDLE_MS: "1000", ACTOR_BLOCK_MS: "100", ACTOR_MAX_DELIVERIES: "1000",
   ACTOR_MAX_RESTARTS: "10000", ACTOR_RESTART_BASE_MS: "20", ACTOR_RESTART_MAX_MS: "200"
@@ -41,19 +39,11 @@ const env = () => ({
 
 beforeAll(async () => {
   if (skip) return
-  db = await freshDatabase(realDatabaseUrl!)
-  await promisify(execFile)(process.execPath, ["--import", "tsx", "server/cli/migrate.ts"], { env: env(), timeout: 60_000 })
-  pg = new Pg.Client({ connectionString: db.url })
-  await pg.connect()
-  redis = createClient({ url: realRedisUrl })
-  await redis.connect()
+  ;({ db, pg, redis } = await openFaultWorld(env))
 }, 90_000)
 afterAll(async () => {
   for (const { child } of children.values()) child.kill("SIGKILL")
-  await pg?.end()
-  await redis?.close()
-  await db?.drop()
-  if (realRedisUrl) await dropRedisPrefix(realRedisUrl, prefix)
+  await closeFaultWorld({ db, pg, redis }, prefix)
   rmSync(dataDir, { recursive: true, force: true })
 }, 30_000)
 

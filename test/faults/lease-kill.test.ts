@@ -5,18 +5,16 @@
  * run out). Afterwards: the other process took the lease within the lease time, and from the first block to the
  * last every block is stored exactly once, no record twice, every stored record published on `chain.tx`.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
-import Pg from "pg"
-import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { recordId } from "../../schema/records"
-import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/harness"
+import { realRedisUrl, skipWithout } from "../support/harness"
 import { waitFor } from "../support/wait"
+import { closeFaultWorld, openFaultWorld, type FaultWorld } from "./support/world"
 
 const skip = skipWithout("DATABASE_URL") || skipWithout("REDIS_URL") || Boolean(process.env.WHALE_TEST_EMBEDDED)
 /** Short, so the test is quick; the product default is 15 s (ACTOR_LEASE_TTL_MS). */
@@ -30,31 +28,23 @@ const prefix = `fault-lease:${randomBytes(3).toString("hex")}:`
 const LEASE_KEY = `${prefix}lease:lease:block-listener`
 const dataDir = mkdtempSync(join(tmpdir(), "whale-fault-lease-"))
 const children = new Map<number, { child: ChildProcess; output: () => string }>()
-let db: { url: string; drop: () => Promise<void> }
-let pg: Pg.Client
-let redis: ReturnType<typeof createClient>
+let db: FaultWorld["db"]
+let pg: FaultWorld["pg"]
+let redis: FaultWorld["redis"]
 
-const env = () => ({
-  ...process.env, WHALE_ROLES: "actors", DATABASE_URL: db.url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix, DATA_DIR: dataDir,
+const env = (url = db.url) => ({
+  ...process.env, WHALE_ROLES: "actors", DATABASE_URL: url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix, DATA_DIR: dataDir,
   LOG_LEVEL: "warn", MIGRATE_ON_START: "false", DEMO_BLOCK_MS: "300", DEMO_HISTORY_BLOCKS: "40", DEMO_HISTORY_DAYS: "0",
   ACTOR_LEASE_TTL_MS: String(LEASE_MS), OPS_REPORT_MS: "300"
 }) as NodeJS.ProcessEnv
 
 beforeAll(async () => {
   if (skip) return
-  db = await freshDatabase(realDatabaseUrl!)
-  await promisify(execFile)(process.execPath, ["--import", "tsx", "server/cli/migrate.ts"], { env: env(), timeout: 60_000 })
-  pg = new Pg.Client({ connectionString: db.url })
-  await pg.connect()
-  redis = createClient({ url: realRedisUrl })
-  await redis.connect()
+  ;({ db, pg, redis } = await openFaultWorld(env))
 }, 90_000)
 afterAll(async () => {
   for (const { child } of children.values()) child.kill("SIGKILL")
-  await pg?.end()
-  await redis?.close()
-  await db?.drop()
-  if (realRedisUrl) await dropRedisPrefix(realRedisUrl, prefix)
+  await closeFaultWorld({ db, pg, redis }, prefix)
   rmSync(dataDir, { recursive: true, force: true })
 }, 30_000)
 

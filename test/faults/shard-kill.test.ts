@@ -7,19 +7,16 @@
  * went to a live process within the lease time, every shard's groups settled (its fan-out on chain.tx and its notifier
  * on notify.<k>, the dead consumer's pending entries taken over), and every matching delivery is recorded exactly once.
  */
-import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
-import Pg from "pg"
-import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { recordId } from "../../schema/records"
 import { shardOf } from "../../server/domains/alerts/matching/Shard"
-import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/harness"
+import { realRedisUrl, skipWithout } from "../support/harness"
 import { waitFor } from "../support/wait"
+import { closeFaultWorld, openFaultWorld, type FaultWorld } from "./support/world"
 import { alertPathSettled, blockRecords, publish, seedAlerts, shardHolders, spawnActors, type ActorsProcess } from "./support/shards"
 
 const skip = skipWithout("DATABASE_URL") || skipWithout("REDIS_URL") || Boolean(process.env.WHALE_TEST_EMBEDDED)
@@ -33,31 +30,23 @@ const PER_USER = 10
 const prefix = `fault-shards:${randomBytes(3).toString("hex")}:`
 const dataDir = mkdtempSync(join(tmpdir(), "whale-fault-shards-"))
 const procs: Array<ActorsProcess> = []
-let db: { url: string; drop: () => Promise<void> }
-let pg: Pg.Client
-let redis: ReturnType<typeof createClient>
+let db: FaultWorld["db"]
+let pg: FaultWorld["pg"]
+let redis: FaultWorld["redis"]
 
-const env = () => ({
-  DATABASE_URL: db.url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: "warn", MIGRATE_ON_START: "false",
+const env = (url = db.url) => ({
+  DATABASE_URL: url, REDIS_URL: realRedisUrl, REDIS_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: "warn", MIGRATE_ON_START: "false",
   WHALE_ACTORS: "alert-shards", ALERT_SHARDS: String(SHARDS), ACTOR_LEASE_TTL_MS: String(LEASE_MS), ACTOR_CLAIM_IDLE_MS: "1000",
   ACTOR_BLOCK_MS: "100", OPS_REPORT_MS: "1000", ALERTS_BUDGET_PER_HOUR: "100000"
 }) as NodeJS.ProcessEnv
 
 beforeAll(async () => {
   if (skip) return
-  db = await freshDatabase(realDatabaseUrl!)
-  await promisify(execFile)(process.execPath, ["--import", "tsx", "server/cli/migrate.ts"], { env: { ...process.env, ...env() }, timeout: 60_000 })
-  pg = new Pg.Client({ connectionString: db.url })
-  await pg.connect()
-  redis = createClient({ url: realRedisUrl })
-  await redis.connect()
+  ;({ db, pg, redis } = await openFaultWorld(env))
 }, 90_000)
 afterAll(async () => {
   for (const { child } of procs) child.kill("SIGKILL")
-  await pg?.end()
-  await redis?.close()
-  await db?.drop()
-  if (realRedisUrl) await dropRedisPrefix(realRedisUrl, prefix)
+  await closeFaultWorld({ db, pg, redis }, prefix)
   rmSync(dataDir, { recursive: true, force: true })
 }, 30_000)
 
