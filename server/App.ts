@@ -41,6 +41,7 @@ import { McpModule } from "./gateways/mcp/Module"
 import { PublicApiModule } from "./gateways/publicapi/Module"
 import type { ActorDef } from "./platform/actors/Actor"
 import { ActorRegistry } from "./platform/actors/Registry"
+import { ActorPriorityGate } from "./platform/actors/Priority"
 import { startActors } from "./platform/actors/Runner"
 import { AppConfig, runsActor } from "./platform/Config"
 import { mergeErrorMaps } from "./platform/http/Errors"
@@ -109,7 +110,7 @@ const Logging = Layer.unwrapEffect(
 )
 
 const Infrastructure = Layer.mergeAll(SqlLive({ embedded: "exclusive" }), BusAndKvLive, Metrics.Default, ActorRegistry.Default)
-const PlatformServices = Layer.mergeAll(Jwt.Default, Mailer.Default, MailOutbox.Default, Health.Default, OpsCollectors)
+const PlatformServices = Layer.mergeAll(Jwt.Default, Mailer.Default, MailOutbox.Default, Health.Default, OpsCollectors, ActorPriorityGate.Default)
 
 // ---- the modules, gathered ---------------------------------------------------------------------------------------
 type AnyModule = (typeof MODULES)[number]

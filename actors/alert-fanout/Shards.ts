@@ -30,15 +30,16 @@ const mailboxesOf = (k: number, count: number) =>
     const notifier = yield* AlertNotifier
     return {
       records: streamActor({
-        name: `alert-fanout:${k}`, stream: STREAMS.chainTx, group: `alert-fanout.${k}`, schema: FanoutRecordMessage, batch: 4096,
-        behaviourMany: Effect.succeed((messages: ReadonlyArray<ChainStreamMessage>) => fanout.handleMessages(messages))
+        name: `alert-fanout:${k}`, stream: STREAMS.chainTx, group: `alert-fanout.${k}`, schema: FanoutRecordMessage, batch: 4096, priority: "urgent",
+        // The shard's notifier is in this process with it: what it records is sent from here (no `notify.<k>` hop).
+        behaviourMany: Effect.succeed((messages: ReadonlyArray<ChainStreamMessage>) => fanout.handleMessages(messages, true))
       }),
       events: streamActor({
-        name: `alert-events:${k}`, stream: STREAMS.domainEvents, group: `alert-events.${k}`, schema: FanoutEventMessage,
-        behaviour: Effect.succeed((message: DomainEvent) => fanout.handleEvent(message))
+        name: `alert-events:${k}`, stream: STREAMS.domainEvents, group: `alert-events.${k}`, schema: FanoutEventMessage, priority: "deferrable",
+        behaviour: Effect.succeed((message: DomainEvent) => fanout.handleEvent(message, true))
       }),
       notifier: streamActor({
-        name: `notifier:${k}`, stream: notifyStreamOf(k, count), group: "notifier", schema: NotifyMessage, batch: 256,
+        name: `notifier:${k}`, stream: notifyStreamOf(k, count), group: "notifier", schema: NotifyMessage, batch: 256, priority: "urgent",
         behaviourMany: Effect.succeed((messages: ReadonlyArray<NotifyMessage>) => notifier.deliver(messages.flatMap((m) => m.delivery_ids)))
       })
     } as const

@@ -135,6 +135,8 @@ export const EchoWatchActor = streamActor({
   // A read's messages in one call (no fiber per message), in stream order: one query for the followers of all its wallets
   // (a whole block in one read).
   batch: 4096,
+  // Waits for the block's alerts (Priority.ts).
+  priority: "deferrable",
   behaviourMany: Effect.gen(function* () {
     const book = yield* EchoBook
     const entities = yield* EchoEntities

@@ -13,6 +13,8 @@ export const NotifierActor = streamActor({
   name: "notifier",
   stream: STREAMS.notify,
   schema: NotifierMessage,
+  // Sending what the fan-out recorded holds back the process's deferrable actors (Priority.ts).
+  priority: "urgent",
   // A read's messages in one call, one round: one claim of all their deliveries, one send round.
   batch: 256,
   behaviourMany: Effect.gen(function* () {

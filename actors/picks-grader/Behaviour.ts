@@ -41,6 +41,8 @@ const mailbox = streamActor({
   schema: PicksGraderMessage,
   // A worst-case block is ~2,400 records: a read takes it in one go (the handler's statements are per read).
   batch: 1000,
+  // A block's alerts go out first; grading waits for them (at most ACTOR_DEFER_MAX_MS, Priority.ts).
+  priority: "deferrable",
   // In order: a flag depends on the records before it. Runs of records go in together, retractions one by one.
   behaviourMany: Effect.gen(function* () {
     const picks = yield* Picks

@@ -27,6 +27,8 @@ export const WatchlistLiveActor = streamActor({
   // A read's messages in one call (no fiber per message): one query for the watchers of all its tokens, one publish (a
   // whole block in one read).
   batch: 4096,
+  // Waits for the block's alerts (Priority.ts).
+  priority: "deferrable",
   behaviourMany: Effect.gen(function* () {
     const watchlist = yield* Watchlist
     const bus = yield* Bus

@@ -194,6 +194,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("app/Config", {
         claimIdleMs: yield* Config.integer("ACTOR_CLAIM_IDLE_MS").pipe(Config.withDefault(15_000)),
         /** Longest blocking read; also the heartbeat period of an idle actor. */
         blockMs: yield* Config.integer("ACTOR_BLOCK_MS").pipe(Config.withDefault(2_000)),
+        /** Longest wait of a deferrable actor (analytics) for the urgent ones (the alert path) of its process. */
+        deferMaxMs: yield* Config.integer("ACTOR_DEFER_MAX_MS").pipe(Config.withDefault(2_000)),
         /**
          * How long a singleton's lease (the block listener's, the schedulers') outlives its holder: renewed every third
          * of it; a stand-by process takes over when a dead holder's lease runs out.

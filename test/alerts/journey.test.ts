@@ -109,6 +109,11 @@ describe.skipIf(!fx.available)(`alerts journey${fx.skipNote}`, () => {
     expect(hooks.received).toHaveLength(1)
     const events = (await consoleEvents()).filter((e) => e.kind === "alert" && e.data.alert_id === created.body.id)
     expect(events).toHaveLength(1)
+    // The notifier runs in this process: the fan-out sent the delivery itself, with no `notify` message for it.
+    const deliveryId = events[0].data.delivery_id as number
+    expect(deliveryId).toBeGreaterThan(0)
+    const notified = await app.runtime.runPromise(Effect.flatMap(Bus, (bus) => bus.tail(STREAMS.notify, 1000)))
+    expect(notified.filter((m) => (m.payload as { delivery_ids: Array<number> }).delivery_ids.includes(deliveryId))).toHaveLength(0)
     const mails = await app.query<{ subject: string }>("SELECT subject FROM email_outbox WHERE kind = 'alert'")
     expect(mails.map((m) => m.subject)).toEqual([`[Whale alert] Whale buy: $250K of ${t.symbol}`])
 

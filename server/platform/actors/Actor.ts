@@ -5,6 +5,7 @@
  */
 import type { Effect } from "effect"
 import type { z } from "zod"
+import type { ActorPriority } from "./Priority"
 import type { ActorHandle } from "./Registry"
 
 export interface MessageMeta {
@@ -43,6 +44,11 @@ export interface StreamActorDef<M, R> {
   readonly behaviourMany?: Effect.Effect<ManyHandler<M>, never, R>
   /** Whether it runs in this configuration (default: always); an inactive actor is not started nor registered. */
   readonly active?: Effect.Effect<boolean, never, R>
+  /**
+   * `urgent`: its handling holds the process's deferrable actors back; `deferrable`: it waits for urgent work before
+   * handling a read (at most ACTOR_DEFER_MAX_MS). Default: neither. See Priority.ts.
+   */
+  readonly priority?: ActorPriority
 }
 
 export type ManyHandler<M> = (messages: ReadonlyArray<M>) => Effect.Effect<void, unknown>

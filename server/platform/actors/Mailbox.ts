@@ -11,6 +11,7 @@ import { AppConfig } from "../Config"
 import { INSTANCE } from "../Instance"
 import { continueTraces } from "../ops/TraceContext"
 import type { StreamActorDef } from "./Actor"
+import { ActorPriorityGate } from "./Priority"
 import { describeError, type ActorHandle } from "./Registry"
 
 /** This process's consumer name: stable across restarts of an actor, distinct between processes. */
@@ -26,6 +27,12 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
     const handler = def.behaviour ? yield* def.behaviour : null
     const many = def.behaviourMany ? yield* def.behaviourMany : null
     if ((handler === null) === (many === null)) return yield* Effect.dieMessage(`actor ${def.name}: give behaviour or behaviourMany`)
+    /** Urgent reads hold deferrable actors back; deferrable ones wait for them (a process without the gate: neither). */
+    const gate = yield* Effect.serviceOption(ActorPriorityGate)
+    const prioritized = <A, E, R2>(handling: Effect.Effect<A, E, R2>): Effect.Effect<A, E, R2> =>
+      gate._tag === "None" || def.priority === undefined ? handling
+        : def.priority === "urgent" ? gate.value.urgent(handling)
+          : Effect.zipRight(gate.value.deferTo(def.name), handling)
 
     const refreshStats = bus.groupInfo(stream, group).pipe(
       Effect.tap((info) => Effect.sync(() => handle.update({ lag: info.lag, pending: info.pending, deadLetters: info.deadLetters })))
@@ -105,9 +112,11 @@ export const mailboxLife = <M, R>(def: StreamActorDef<M, R>, handle: ActorHandle
     const ackDone = (ids: ReadonlyArray<string>) =>
       ids.length === 0 ? Effect.void : Effect.zipRight(bus.ack(stream, group, ids), Effect.sync(() => handle.handled(ids.length)))
 
-    const handleAll = (entries: ReadonlyArray<StreamEntry>) =>
+    /** A read's entries (none: nothing to do, no wait), as urgent or deferred work when the actor says so. */
+    const handleAll = (entries: ReadonlyArray<StreamEntry>) => entries.length === 0 ? Effect.void : prioritized(handleRead(entries))
+
+    const handleRead = (entries: ReadonlyArray<StreamEntry>) =>
       Effect.gen(function* () {
-        if (entries.length === 0) return
         if (many !== null) {
           // One call for the read's valid messages, in stream order.
           const admitted: Array<{ readonly id: string; readonly message: M; readonly trace: string | undefined }> = []

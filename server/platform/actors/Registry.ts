@@ -102,6 +102,14 @@ export class ActorRegistry extends Effect.Service<ActorRegistry>()("app/ActorReg
         const s = actors.get(name)
         return s ? ({ ...s } as ActorStatus) : undefined
       }),
+      /**
+       * Whether an actor of this process reads `stream` (registered and not stopped): work meant for that stream's
+       * readers can be done here directly, as they would do it.
+       */
+      readsHere: (stream: string) => Effect.sync(() => {
+        for (const s of actors.values()) if (s.stream === stream && s.state !== "stopped") return true
+        return false
+      }),
       /** Asks the supervisor of a local actor to restart it (also a `failed` one); false when it has none here. */
       restart: (name: string) => Effect.sync(() => {
         const hook = restartHooks.get(name)

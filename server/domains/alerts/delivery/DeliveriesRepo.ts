@@ -7,6 +7,18 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { channelRows, CLAIMED, deliveriesJson, wellFormed, type ChannelResult, type ClaimedRow, type NewDelivery } from "./Rows"
 
+/**
+ * A delivery recorded and owed (one of its channels is to send): `fresh` when this call inserted it (claimed already
+ * when the call asked for it), else one recorded before whose channels are still `pending`.
+ */
+export interface RecordedRow {
+  readonly id: number
+  readonly user_id: number
+  readonly alert_id: number | null
+  readonly record_key: string
+  readonly fresh: boolean
+}
+
 /** A delivery of the history, with its channels. */
 export interface HistoryRow {
   readonly id: number
@@ -31,12 +43,16 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("app/AlertD
        * already are returned only while a channel is still `pending` (a crash between recording and publishing left
        * them unsent), so the caller publishes exactly what is still owed. The input is matched back on (record, alert)
        * as hashable keys (`coalesce`: no alert is -1): on the record alone, the alerts a record matched were compared
-       * one by one (~54k comparisons per 1,000 deliveries).
+       * one by one (~54k comparisons per 1,000 deliveries). With `claimSeconds`, the new ones' channels to send are
+       * inserted claimed (`sending`, a lease of that long, as `claimPending` would leave them) for a caller that sends
+       * them itself: if it dies first, the retrier sends them when the lease ends.
        */
-      recordDeliveries: Effect.fn("DeliveriesRepo.recordDeliveries")((ds: ReadonlyArray<NewDelivery>) => {
-        if (ds.length === 0) return Effect.succeed([] as ReadonlyArray<{ id: number; user_id: number; fresh: boolean }>)
+      recordDeliveries: Effect.fn("DeliveriesRepo.recordDeliveries")((ds: ReadonlyArray<NewDelivery>, claimSeconds: number | null = null) => {
+        if (ds.length === 0) return Effect.succeed([] as ReadonlyArray<RecordedRow>)
         const json = deliveriesJson(ds)
-        return sql<{ id: number; user_id: number; fresh: boolean }>`
+        // Claimed at once (`sending`, a lease of claimSeconds) when the caller sends them itself: no claim to follow.
+        const claim = claimSeconds ?? 0
+        return sql<RecordedRow>`
           WITH content AS (
             SELECT * FROM json_to_recordset(${json.contents}::json) AS c(i int, title text, summary text, data jsonb)
           ), input AS (
@@ -50,15 +66,17 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("app/AlertD
             ON CONFLICT (alert_id, record_key) WHERE alert_id IS NOT NULL DO NOTHING
             RETURNING id, user_id, alert_id, record_key, channels
           ), chans AS (
-            INSERT INTO alert_delivery_channels (delivery_id, channel, status)
-            SELECT ins.id, c, i.status FROM ins
+            INSERT INTO alert_delivery_channels (delivery_id, channel, status, next_attempt_at)
+            SELECT ins.id, c, CASE WHEN i.status = 'pending' AND ${claim} > 0 THEN 'sending' ELSE i.status END,
+                   CASE WHEN i.status = 'pending' AND ${claim} > 0 THEN now() + make_interval(secs => ${claim}) END
+            FROM ins
               JOIN input i ON i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.user_id = ins.user_id
               CROSS JOIN LATERAL unnest(ins.channels) AS c
             RETURNING delivery_id
           )
-          SELECT id, user_id, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.status = 'pending')
+          SELECT id, user_id, alert_id, record_key, true AS fresh FROM ins WHERE EXISTS (SELECT 1 FROM input i WHERE i.record_key = ins.record_key AND coalesce(i.alert_id, -1) = coalesce(ins.alert_id, -1) AND i.status = 'pending')
           UNION ALL
-          SELECT d.id, d.user_id, false FROM alert_deliveries d JOIN input i ON d.alert_id = i.alert_id AND d.record_key = i.record_key
+          SELECT d.id, d.user_id, d.alert_id, d.record_key, false FROM alert_deliveries d JOIN input i ON d.alert_id = i.alert_id AND d.record_key = i.record_key
           WHERE EXISTS (SELECT 1 FROM alert_delivery_channels c WHERE c.delivery_id = d.id AND c.status = 'pending')`.pipe(die)
       }),
 

@@ -4,7 +4,10 @@
  * one reads the users' settings, one counts the users' budgets (`AlertBudget`), one settles the outcomes
  * (`DeliverySettler`). Each channel is a service of its own: `ConsoleChannel`, `EmailChannel`, `MessengerChannel`,
  * `WebhookChannel`. Failed attempts are retried on a schedule (Throttle.ts); an exhausted one goes to `dlq:notify`.
- * Status, attempts and latency (event time → delivered) are recorded per channel.
+ * Status, attempts and latency (event time → delivered) are recorded per channel. Where the fan-out runs in the
+ * notifier's process (the default, and every shard with its own notifier), it records its deliveries claimed and hands
+ * them to `sendRecorded` with their content: the same round, without the `notify` message, the claim and the read of
+ * what was just written (bench:alerts: the notifier's rounds were most of the time from recorded to sent).
  *
  * Console and email are settled with the round (email: the mail outbox rows and their `sent` in one transaction, so a
  * crash cannot queue a mail twice; console: beside the next round, in a shared statement that a shutdown lets
@@ -22,11 +25,11 @@ import { SettingsRepo } from "../channels/SettingsRepo"
 import { AlertsConfig } from "../Config"
 import { AlertBudget, type EndedWindow } from "./Budget"
 import { ConsoleChannel } from "./Console"
-import { DeliveriesRepo } from "./DeliveriesRepo"
+import { DeliveriesRepo, type RecordedRow } from "./DeliveriesRepo"
 import { EmailChannel } from "./Email"
 import { MessengerChannel } from "./Messenger"
 import { untried, type Outcome } from "./Outcome"
-import type { DeliveryRow } from "./Rows"
+import type { DeliveryRow, NewDelivery } from "./Rows"
 import { DeliverySettler } from "./Settler"
 import { WebhookChannel } from "./Webhook"
 
@@ -84,6 +87,37 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     const deliverRound = makeBatcher<number>((ids) =>
       deliveries.claimPending([...new Set(ids)], LEASE_SECONDS).pipe(Effect.flatMap((rows) => sendAll(rows, true)), Effect.withSpan("AlertNotifier.round")))
 
+    /**
+     * Deliveries the caller has just recorded claimed (`recordDeliveries` with `claimSeconds`), sent from their content
+     * in memory: no `notify` message, no claim, no read of what was just written. Ones recorded before (`fresh` false:
+     * still pending after a crash) are claimed here. Concurrent callers share a round.
+     */
+    const recordedRound = makeBatcher<DeliveryRow>((rows) => sendAll(rows, true).pipe(Effect.withSpan("AlertNotifier.recordedRound")))
+    const sendRecorded = Effect.fn("AlertNotifier.sendRecorded")(function* (recorded: ReadonlyArray<NewDelivery>, owed: ReadonlyArray<RecordedRow>) {
+      const byKey = new Map<string, NewDelivery>()
+      for (const d of recorded) if (d.alertId !== null) byKey.set(`${d.alertId}\u0000${d.recordKey}`, d)
+      const times = new Map<string, Date>()
+      const rows: Array<DeliveryRow> = []
+      const earlier: Array<number> = []
+      for (const o of [...owed].sort((a, b) => a.id - b.id)) {
+        const d = o.fresh ? byKey.get(`${o.alert_id}\u0000${o.record_key}`) : undefined
+        if (d === undefined) {
+          earlier.push(o.id)
+          continue
+        }
+        let eventAt = times.get(d.eventAt)
+        if (eventAt === undefined) times.set(d.eventAt, eventAt = new Date(d.eventAt))
+        for (const channel of [...d.channels].sort()) {
+          rows.push({
+            id: o.id, alert_id: d.alertId, user_id: o.user_id, type: d.type, title: d.title, summary: d.summary, data: d.data,
+            event_at: eventAt, test: d.test === true, channel, attempts: 0
+          })
+        }
+      }
+      const claimed = earlier.length === 0 ? [] : yield* deliveries.claimPending(earlier, LEASE_SECONDS)
+      yield* recordedRound(claimed.length === 0 ? rows : [...rows, ...claimed])
+    })
+
     /** The digest of an ended budget window, on every channel of the user's that is ready. */
     const sendDigest = Effect.fn("AlertNotifier.sendDigest")(function* (w: EndedWindow) {
       const content = yield* budgets.digest(w)
@@ -107,6 +141,9 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
     }).pipe(Effect.withSpan("AlertNotifier.retryRound"))
 
     return {
+      sendRecorded,
+      /** The lease of a claimed channel (`recordDeliveries` claims with it for `sendRecorded`). */
+      claimSeconds: LEASE_SECONDS,
       /** A `Deliver` message's deliveries: claim what is still pending, send it (shared with concurrent callers). */
       deliver: Effect.fn("AlertNotifier.deliver")((ids: ReadonlyArray<number>) => deliverRound(ids)),
       retryRound,

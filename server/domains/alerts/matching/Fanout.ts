@@ -6,16 +6,18 @@
  * A read of `chain.tx` is handled in one call: one sync of the index, the records matched synchronously (the
  * per-record step, `matchRecord`, is a plain function: no Effect, no span), then one round of writes per run of
  * records, shared with the other handlers of the moment (`makeBatcher`): convergence judged over the shared window
- * (`AlertConvergence`), cooldowns decided (`AlertCooldowns`), deliveries recorded and published. A 2,400-record block
+ * (`AlertConvergence`), cooldowns decided (`AlertCooldowns`), deliveries recorded and sent — by this process's
+ * notifier when it runs here (recorded claimed, no `notify` hop), else published on `notify`. A 2,400-record block
  * costs a few statements, not thousands.
  */
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { type NotifyStream, deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
 import { Bus } from "../../../platform/infra/Bus"
 import { makeBatcher } from "../../../platform/infra/Batcher"
 import { AlertsConfig } from "../Config"
 import { AlertConvergence, type Buy } from "../convergence/Convergence"
 import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { AlertNotifier } from "../delivery/Notifier"
 import { recordKeyOf, type NewDelivery } from "../delivery/Rows"
 import { contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, type Content, type RecordFacts } from "../Format"
 import { SubscriptionsRepo } from "../subscriptions/SubscriptionsRepo"
@@ -34,6 +36,8 @@ const RECORD_PARALLEL = 2
 
 /** What a run of handled messages adds to a round. */
 interface Matched {
+  /** Sent from this process (its notifier's round) rather than published on `notify`. */
+  readonly local: boolean
   readonly items: ReadonlyArray<NewDelivery>
   readonly buys: ReadonlyArray<Buy>
   /** Further matches folded into an item at match time (same alert, same block time), counted, not built. */
@@ -51,19 +55,28 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
     const subscriptions = yield* SubscriptionsRepo
     const walletFacts = yield* AlertWalletFacts
     const bus = yield* Bus
+    const notifier = yield* AlertNotifier
     const { live, ownLabels } = alertIndex
 
     /**
-     * Records deliveries and publishes what is owed: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each published
-     * on `notify` as soon as it is written (the notifier starts on the first while the next are written).
+     * Records deliveries and has what is owed sent: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each handed on as
+     * soon as it is written (sending starts on the first while the next are written). `local` (the notifier runs in
+     * this process): recorded claimed and sent by this process's notifier round; else published on `notify`.
      */
-    const record = Effect.fn("AlertFanout.record")(function* (items: ReadonlyArray<NewDelivery>) {
+    const record = Effect.fn("AlertFanout.record")(function* (items: ReadonlyArray<NewDelivery>, local: boolean) {
       if (items.length === 0) return
       const parts: Array<ReadonlyArray<NewDelivery>> = []
       for (let i = 0; i < items.length; i += RECORD_CHUNK) parts.push(items.slice(i, i + RECORD_CHUNK))
       const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
+      const sends: Array<Fiber.RuntimeFiber<void>> = []
       yield* Effect.forEach(parts, (part) =>
         Effect.gen(function* () {
+          if (local) {
+            // Recorded claimed and sent from here while the next part is written (the notifier's round, in this process).
+            const owed = yield* deliveries.recordDeliveries(part, notifier.claimSeconds)
+            sends.push(yield* Effect.fork(notifier.sendRecorded(part, owed)))
+            return
+          }
           const owed = yield* deliveries.recordDeliveries(part)
           // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
           const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
@@ -71,6 +84,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
           for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
           if (messages.length > 0) yield* bus.publishMany(notifyStream, messages)
         }), { concurrency: RECORD_PARALLEL, discard: true })
+      yield* Fiber.joinAll(sends)
       // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
       yield* subscriptions.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
     })
@@ -83,11 +97,12 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
       Effect.gen(function* () {
         const extras = new Map<NewDelivery, number>()
         for (const m of matched) for (const [item, n] of m.extras) extras.set(item, n)
+        const local = matched.every((m) => m.local)
         // The record alerts and convergence side by side: convergence (no cooldown; its window read and fires taken in
         // the database) does not hold up the rest, nor they it.
         yield* Effect.all([
-          cooldowns.decide(matched.flatMap((m) => m.items), extras).pipe(Effect.flatMap(record)),
-          convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap(record))
+          cooldowns.decide(matched.flatMap((m) => m.items), extras).pipe(Effect.flatMap((items) => record(items, local))),
+          convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap((items) => record(items, local)))
         ], { concurrency: 2, discard: true })
       }).pipe(Effect.withSpan("AlertFanout.round")))
 
@@ -147,7 +162,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
      * A read of `chain.tx` in stream order, in one call: one sync, the records matched synchronously, one round of
      * writes per run of records (a retraction is handled after the records before it are written).
      */
-    const handleMessages = Effect.fn("AlertFanout.handleMessages")(function* (messages: ReadonlyArray<ChainTxMessage | ChainTxRetraction>) {
+    const handleMessages = Effect.fn("AlertFanout.handleMessages")(function* (messages: ReadonlyArray<ChainTxMessage | ChainTxRetraction>, local = false) {
       yield* alertIndex.sync
       // The wallets' identities for the alerts' text: one query for the read's wallets not known in the last minutes.
       yield* walletFacts.prime(messages.flatMap((m) => (isRetraction(m) ? [] : [m.wallet])))
@@ -157,7 +172,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
       let folds = new Folds(alertIndex.current().slots)
       const flush = Effect.suspend(() => {
         if (items.length === 0 && buys.length === 0) return Effect.void
-        const taken: Matched = { items, buys, extras: folds.extras() }
+        const taken: Matched = { local, items, buys, extras: folds.extras() }
         items = []
         buys = []
         folds = new Folds(alertIndex.current().slots)
@@ -176,7 +191,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
       yield* flush
     })
 
-    const handleEvent = Effect.fn("AlertFanout.handleEvent")(function* (e: DomainEvent) {
+    const handleEvent = Effect.fn("AlertFanout.handleEvent")(function* (e: DomainEvent, local = false) {
       yield* alertIndex.sync
       const now = Date.now()
       const subs = alertIndex.current().matchEvent(
@@ -199,7 +214,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
       }
       const items = subs.map((sub) =>
         deliveryOf(sub, `event:${e.messageId}`, contentFor(e._tag === "IndexValue" ? (sub.spec.params as { level: number }).level : 0), at))
-      if (items.length > 0) yield* submit([{ items, buys: [], extras: new Map() }])
+      if (items.length > 0) yield* submit([{ local, items, buys: [], extras: new Map() }])
     })
 
     return {
@@ -212,7 +227,7 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
   })
 
 export class AlertFanout extends Effect.Service<AlertFanout>()("app/AlertFanout", {
-  dependencies: [AlertsConfig.Default, AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default, AlertWalletFacts.Default],
+  dependencies: [AlertsConfig.Default, AlertIndex.Default, AlertCooldowns.Default, AlertConvergence.Default, DeliveriesRepo.Default, SubscriptionsRepo.Default, AlertWalletFacts.Default, AlertNotifier.Default],
   effect: Effect.gen(function* () {
     const fanout = yield* makeAlertFanout(yield* AlertIndex, yield* AlertCooldowns, STREAMS.notify)
     /** ALERT_SHARDS: with more than one, each shard's fan-out runs instead of this one (matching/Shards.ts). */

@@ -18,6 +18,7 @@ import { WalletsRepo } from "../wallets/WalletsRepo"
 import { Entitlements } from "../../accounts/Entitlements"
 import { makeAlertIndex } from "./AlertIndex"
 import { makeCooldowns } from "./Cooldowns"
+import { AlertNotifier } from "../delivery/Notifier"
 import { makeAlertFanout } from "./Fanout"
 import { AlertWalletFacts } from "./WalletFacts"
 
@@ -26,12 +27,12 @@ export type ShardFanout = Effect.Effect.Success<ReturnType<typeof makeAlertFanou
 export class AlertShardFanouts extends Effect.Service<AlertShardFanouts>()("app/AlertShardFanouts", {
   dependencies: [
     SubscriptionsRepo.Default, SettingsRepo.Default, WalletsRepo.Default, AlertChanges.Default, AlertConvergence.Default,
-    AlertsConfig.Default, Entitlements.Default, DeliveriesRepo.Default, AlertWalletFacts.Default
+    AlertsConfig.Default, Entitlements.Default, DeliveriesRepo.Default, AlertWalletFacts.Default, AlertNotifier.Default
   ],
   effect: Effect.gen(function* () {
     const config = yield* AlertsConfig
     const context = yield* Effect.context<
-      SubscriptionsRepo | SettingsRepo | WalletsRepo | AlertChanges | AlertConvergence | AlertsConfig | Entitlements | DeliveriesRepo | AlertWalletFacts
+      SubscriptionsRepo | SettingsRepo | WalletsRepo | AlertChanges | AlertConvergence | AlertsConfig | Entitlements | DeliveriesRepo | AlertWalletFacts | AlertNotifier
       | Effect.Effect.Context<ReturnType<typeof makeAlertFanout>> | Effect.Effect.Context<ReturnType<typeof makeCooldowns>>
     >()
     const built = new Map<number, ShardFanout>()
