@@ -53,7 +53,9 @@ const alertsOf = (i: number) => [
 const settled = (app: TestApp, shards: number) =>
   app.runtime.runPromise(Effect.gen(function* () {
     const bus = yield* Bus
-    const groups: Array<readonly [string, string]> = []
+    // The picks-grader too: it flags a pick on the block's buys (a domain event, `event:pick:<id>`) after the block's
+    // alerts (it is deferrable), and that event's alerts are part of what the block causes.
+    const groups: Array<readonly [string, string]> = [[STREAMS.chainTx, "picks-grader"]]
     for (let k = 0; k < shards; k++) {
       groups.push([STREAMS.chainTx, shards === 1 ? "alert-fanout" : `alert-fanout.${k}`])
       groups.push([STREAMS.domainEvents, shards === 1 ? "alert-events" : `alert-events.${k}`])
