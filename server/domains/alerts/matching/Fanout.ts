@@ -34,6 +34,30 @@ const NOTIFY_CHUNK = 500
 const RECORD_CHUNK = 1000
 const RECORD_PARALLEL = 2
 
+/**
+ * Items in parts of about `size`, every alert's items together and in their order (an alert with more than `size`
+ * matches is a part of its own).
+ */
+export const partsByAlert = (items: ReadonlyArray<NewDelivery>, size: number): Array<Array<NewDelivery>> => {
+  const byAlert = new Map<number | null, Array<NewDelivery>>()
+  for (const item of items) {
+    const own = byAlert.get(item.alertId)
+    if (own === undefined) byAlert.set(item.alertId, [item])
+    else own.push(item)
+  }
+  const parts: Array<Array<NewDelivery>> = []
+  let part: Array<NewDelivery> = []
+  for (const own of byAlert.values()) {
+    if (part.length > 0 && part.length + own.length > size) {
+      parts.push(part)
+      part = []
+    }
+    for (const item of own) part.push(item)
+  }
+  if (part.length > 0) parts.push(part)
+  return parts
+}
+
 /** What a run of handled messages adds to a round. */
 interface Matched {
   /** Sent from this process (its notifier's round) rather than published on `notify`. */
@@ -98,10 +122,14 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
         const extras = new Map<NewDelivery, number>()
         for (const m of matched) for (const [item, n] of m.extras) extras.set(item, n)
         const local = matched.every((m) => m.local)
+        // The cooldowns decided part by part (all of an alert's matches in one part, in order: the gates are per
+        // alert), each part written while the next is decided: the first deliveries go out before the last are decided.
+        const decideAndRecord = Effect.forEach(partsByAlert(matched.flatMap((m) => m.items), RECORD_CHUNK),
+          (part) => cooldowns.decide(part, extras).pipe(Effect.flatMap((items) => record(items, local))), { concurrency: RECORD_PARALLEL, discard: true })
         // The record alerts and convergence side by side: convergence (no cooldown; its window read and fires taken in
         // the database) does not hold up the rest, nor they it.
         yield* Effect.all([
-          cooldowns.decide(matched.flatMap((m) => m.items), extras).pipe(Effect.flatMap((items) => record(items, local))),
+          decideAndRecord,
           convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap((items) => record(items, local)))
         ], { concurrency: 2, discard: true })
       }).pipe(Effect.withSpan("AlertFanout.round")))
