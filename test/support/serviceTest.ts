@@ -54,11 +54,12 @@ export const testPlatform = (env: Readonly<Record<string, string>>, clock?: Cloc
 
 /**
  * Builds `layer` on a fresh platform and returns its runtime (the layer is built before this resolves, so a
- * service's start-up failure fails here). `env` overrides the harness defaults (`testEnv`), as with `startApp`.
+ * service's start-up failure fails here). `env` overrides the harness defaults (`testEnv`); `databaseUrl` and
+ * `redisPrefix` share another's database and keys (the database a command left behind) — all as with `startApp`.
  */
 export const startServices = async <ROut, E, RIn extends TestPlatform>(
   layer: Layer.Layer<ROut, E, RIn>,
-  options: Pick<StartOptions, "env" | "clock"> = {}
+  options: Pick<StartOptions, "env" | "clock" | "databaseUrl" | "redisPrefix"> = {}
 ): Promise<TestServices<ROut>> => {
   const { env, runCleanups } = await prepareEnv(options)
   const platform = testPlatform(env, options.clock)
