@@ -14,9 +14,8 @@ import { PlaybookReads } from "../../server/domains/playbook/Reads"
 import { PlaybookLive } from "../../server/domains/playbook/Layer"
 import { Chain } from "../../server/domains/chain/Chain"
 import { ChainCatalog } from "../../server/domains/chain/Catalog"
-import { ChainSource } from "../../server/domains/chain/Source"
 import { startServices, type TestServices } from "../support/serviceTest"
-import { stub } from "../support/stub"
+import { ChainReads } from "../support/layers"
 import { HOUR, insertTx, trackTestWallets, W, type Tx } from "../support/whales"
 import { failureOf, fixedClock, runAt } from "./support"
 
@@ -36,8 +35,7 @@ beforeAll(async () => {
   // A service test: the playbook's services and the chain's reads on the platform (database, bus), no app. The
   // chain's reads without a chain to follow: any call of the source fails the test, naming it. Running windows are
   // computed once per minute here (the default is 5 s): a slot outlasts a slow machine's pause.
-  const chain = Chain.Default.pipe(Layer.provide(stub(ChainSource, {})))
-  app = await startServices(PlaybookLive.pipe(Layer.provideMerge(Layer.merge(chain, ChainCatalog.Default))), { env: { PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
+  app = await startServices(PlaybookLive.pipe(Layer.provideMerge(ChainReads)), { env: { PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
   // The reference data the app seeds at start (token symbols: an event's `tokens` scope is resolved through them).
   await app.runtime.runPromise(Effect.flatMap(ChainCatalog, (c) => c.seed()))
   await trackTestWallets(app)
