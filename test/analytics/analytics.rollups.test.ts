@@ -8,12 +8,13 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ChainRepo } from "../../server/domains/chain/Repo"
 import type { WhaleRecord } from "../../server/domains/chain/Types"
-import { startApp, type TestApp } from "../support/harness"
-import { HOUR, insertTx, QUIET_CHAIN, TOKENS, W } from "../support/whales"
+import { startServices, type TestServices } from "../support/serviceTest"
+import { HOUR, insertTx, TOKENS, W } from "../support/whales"
 
-let app: TestApp
+// A service test: the chain's repository on a migrated database (the roll-ups are its triggers), no app.
+let app: TestServices<ChainRepo>
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN } })
+  app = await startServices(ChainRepo.Default)
 })
 afterAll(async () => {
   await app?.close()
@@ -104,7 +105,7 @@ describe("roll-ups", () => {
 
 describe("batched inserts (ChainRepo.insertRecords)", () => {
   const insertRecords = (records: ReadonlyArray<WhaleRecord>) =>
-    app.runtime.runPromise(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "replay")).pipe(Effect.provide(ChainRepo.Default)))
+    app.runtime.runPromise(Effect.flatMap(ChainRepo, (repo) => repo.insertRecords(records, "replay")))
   const t0 = Math.floor(Date.now() / HOUR) * HOUR - 5 * HOUR
   const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`
   const record = (i: number, overrides: Partial<WhaleRecord> = {}): WhaleRecord => ({

@@ -5,19 +5,14 @@
  * out, and counts everything with `all` (`include=bots`); the index shows today's human-vs-bot split; the SQL
  * function `whale_counted` (playbook) leaves out the same classes as the analytics reads.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FIGURE_EXCLUDED_CLASSES, WalletClass } from "../../schema/identity"
 import { Analytics, flowsOf, topTokensOf } from "../../server/domains/analytics/Analytics"
 import { PicksBatchRepo } from "../../server/domains/picks/BatchRepo"
 import { PicksRepo } from "../../server/domains/picks/Repo"
-import { AppConfig } from "../../server/platform/Config"
-import { SqlLive } from "../../server/platform/infra/Sql"
-import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+import { startServices, type TestServices } from "../support/serviceTest"
 import { TOKENS } from "../support/whales"
 
 /** Ten minutes ago, but never yesterday (UTC): the index and its split are today's, whatever time the test runs at. */
@@ -29,10 +24,8 @@ const ROUTER = "0xef1c6e67703c7bd7107eed8303fbe6ec2554bf6b"
 const BINANCE_14 = "0x28c6c06298d514db089934071355e5743bf21d60"
 
 describe("whales only (issue 28 parts 3 and 5)", () => {
-  let runtime: ManagedRuntime.ManagedRuntime<Analytics | PicksRepo | SqlClient.SqlClient, unknown>
-  let dataDir: string
-  let drop: () => Promise<void> = async () => {}
-  const run = <A, E>(e: Effect.Effect<A, E, Analytics | PicksRepo | SqlClient.SqlClient>) => runtime.runPromise(e)
+  let services: TestServices<Analytics | PicksRepo>
+  const run = <A, E>(e: Effect.Effect<A, E, Analytics | PicksRepo | SqlClient.SqlClient>) => services.runtime.runPromise(e)
   const analytics = <A, E>(f: (s: Analytics) => Effect.Effect<A, E>) => run(Effect.flatMap(Analytics, f))
   const query = <T extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
     run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<unknown>)).pipe(Effect.map((rows) => [...rows])))
@@ -49,17 +42,7 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
     ])
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "whale-figures-"))
-    const env = testEnv(dataDir)
-    if (realDatabaseUrl) {
-      const db = await freshDatabase(realDatabaseUrl)
-      env.DATABASE_URL = db.url
-      drop = db.drop
-    }
-    const layer = Layer.mergeAll(Analytics.Default, PicksRepo.Default).pipe(
-      Layer.provideMerge(SqlLive()), Layer.provide(AppConfig.Default), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
-    )
-    runtime = ManagedRuntime.make(layer)
+    services = await startServices(Layer.mergeAll(Analytics.Default, PicksRepo.Default))
     await query(`INSERT INTO wallet_identity (address, class, class_source, confidence) VALUES
       ('${WHALE}', 'whale', 'seed', 0.9), ('${TRADER}', 'trader', 'rule', 0.5), ('${BOT}', 'mev_bot', 'rule', 0.9),
       ('${ROUTER}', 'router', 'label_file', 0.95), ('${BINANCE_14}', 'exchange', 'label_file', 0.95)`)
@@ -77,9 +60,7 @@ describe("whales only (issue 28 parts 3 and 5)", () => {
     ])
   }, 60_000)
   afterAll(async () => {
-    await runtime?.dispose()
-    await drop().catch(() => undefined)
-    rmSync(dataDir, { recursive: true, force: true })
+    await services?.close()
   })
 
   it("exchange housekeeping is stored but counted in no roll-up and listed only when asked for", async () => {

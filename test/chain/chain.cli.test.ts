@@ -7,13 +7,15 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WETH } from "../../server/domains/chain/Reference"
 import type { WhaleRecord } from "../../server/domains/chain/Types"
 import { cents } from "../../server/domains/chain/Wire"
 import { BLOCKS, chainFixtures, EXCHANGE_WALLETS, keyOf, loadChainFixture, referenceRecords, type ChainFixture } from "../support/chainFixture"
 import { REPO_ROOT } from "../support/fixtures"
-import { freshDatabase, realDatabaseUrl, startApp } from "../support/harness"
+import { freshDatabase, realDatabaseUrl } from "../support/env"
+import { startServices } from "../support/serviceTest"
 import { startRpcReplay, type RpcReplayServer } from "../support/rpcReplay"
 
 const fx = chainFixtures()
@@ -146,7 +148,8 @@ describe.skipIf(!fx.available)(`wallets and backfill commands${fx.skipNote}`, ()
     expect(withExtra.stdout).toBe("")
     expect(withExtra.stderr).toContain(`${expectedAll.length} records, ${expectedAll.length - expectedStored.length} newly stored`)
 
-    const app = await startApp({ ...(dbEnv.DATABASE_URL ? { databaseUrl: dbEnv.DATABASE_URL } : {}), env: { ...dbEnv, WHALE_ROLES: "http" } })
+    // What the commands left in their database, read on the platform alone (no app that could write to it).
+    const app = await startServices(Layer.empty, { ...(dbEnv.DATABASE_URL ? { databaseUrl: dbEnv.DATABASE_URL } : {}), env: dbEnv })
     try {
       const rows = await app.query<{ tx_hash: string; log_index: number; wallet: string; token: string; source: string }>(
         "SELECT tx_hash, log_index, wallet, token, source FROM whale_tx")

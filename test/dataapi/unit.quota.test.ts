@@ -12,7 +12,7 @@ import { FRESH_MS, Quota, quotaKey, syncMargin } from "../../server/gateways/dat
 import { Kv, type KvShape } from "../../server/platform/infra/Kv"
 import { RedisClient } from "../../server/platform/infra/Redis"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { dropRedisPrefix, realRedisUrl } from "../support/harness"
+import { dropRedisPrefix, realRedisUrl } from "../support/env"
 
 const CONFIG = ConfigProvider.fromMap(new Map([
   ["SESSION_SECRET", "s".repeat(32)], ["INTERNAL_SECRET", "i".repeat(32)], ["INBOUND_EMAIL_SECRET", "e".repeat(32)],

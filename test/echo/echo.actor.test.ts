@@ -1,14 +1,21 @@
 /**
  * The echo-portfolio actor (issue 13 §4): commands on `echo.cmd` applied once per id, auto-copy of a followed
  * wallet from a record on `chain.tx`, skips kept as shadow positions, a reorg retraction undoing the copy, the live
- * valuation on `console.user` (kind `echo`) when a held token's price moves (passivation: entities.test.ts).
+ * valuation on `console.user` (kind `echo`) when a held token's price moves (passivation: entities.test.ts). The
+ * batched write path through the actor (issue 31): a user's commands stored in stream order, cash never negative
+ * with batches and HTTP trades of the same users at once, a read acked only after its commit (a read waiting on its
+ * transaction stays pending and unapplied); the batch's own rules on the service alone: echo.batch.test.ts.
  */
+import { SqlClient } from "@effect/sql"
+import { Deferred, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { EchoBatch, type TradeCommand } from "../../server/domains/echo/Batch"
+import { Bus } from "../../server/platform/infra/Bus"
 import { createUser, login } from "../support/auth"
 import { startApp, type TestApp } from "../support/harness"
 import { waitFor } from "../support/wait"
 import { QUIET_CHAIN } from "../support/whales"
-import { api, chainMessage, insertRecords, publish, tail, txHash, UNI, WETH, WHALE, WHALE2, type Rec } from "./support"
+import { api, buy, chainMessage, expectConsistent, insertRecords, publish, tail, tradesOf, txHash, UNI, WETH, WHALE, WHALE2, type Rec } from "./support"
 
 let app: TestApp
 let call: ReturnType<typeof api>
@@ -107,5 +114,79 @@ describe("live valuation", () => {
       const p = e.payload as any
       return p.user_id === userId && p.kind === "echo" && p.data.reason === "price" && p.data.portfolio.holdings.some((h: any) => h.price === 20)
     }), 15_000, 100)
+  })
+})
+
+describe("the batched write path through the actor (the service alone: echo.batch.test.ts)", () => {
+  const START = 10_000 // ECHO_START_CASH of this app
+  let batchUser: number
+  const run = (commands: ReadonlyArray<TradeCommand>) => app.runtime.runPromise(Effect.flatMap(EchoBatch, (b) => b.trades(commands)))
+  beforeAll(async () => {
+    batchUser = (await createUser(app, { email: "batch-actor@example.com", tier: "whale" })).id
+  })
+
+  it("through the actor: a user's commands published in order are stored in that order", async () => {
+    const u = batchUser
+    const ids = Array.from({ length: 40 }, (_, i) => `seq:${i}`)
+    await app.runtime.runPromise(Effect.flatMap(Bus, (bus) => bus.publishMany("echo.cmd", ids.map((id, i) =>
+      i % 2 === 0 ? { _tag: "Trade", messageId: id, userId: u, side: "BUY", token: UNI, usd: 100 } : { _tag: "Trade", messageId: id, userId: u, side: "SELL", token: UNI, usd: 90 }))))
+    await waitFor(async () => (await tradesOf(app, u)).length + (await app.query("SELECT 1 FROM echo_commands WHERE command_id LIKE 'seq:%'")).length === ids.length, 15_000, 50)
+    // every SELL follows its BUY, so none is rejected, and the ids come in publication order
+    expect((await tradesOf(app, u)).map((t) => t.command_id)).toEqual(ids)
+    await expectConsistent(app, u)
+  })
+
+  describe("cash never negative", () => {
+    it("concurrent batches and HTTP trades of the same users never overdraw", async () => {
+      const fresh: Array<number> = []
+      for (let i = 0; i < 3; i++) fresh.push((await createUser(app, { email: `race${i}@example.com`, tier: "whale" })).id)
+      const http = api(app, (await login(app, "race0@example.com")).token)
+      // each user asks for 3 × START in $700 buys, spread over 6 concurrent batches, plus HTTP buys for the first user
+      const commands = fresh.flatMap((u) => Array.from({ length: 42 }, () => buy(u, 700)))
+      const chunks = Array.from({ length: 6 }, (_, k) => commands.filter((_, i) => i % 6 === k))
+      const [, responses] = await Promise.all([
+        Promise.all(chunks.map((c) => run(c))),
+        Promise.all(Array.from({ length: 12 }, () => http("POST", "/api/echo/trade", { side: "BUY", token: UNI, usd: 700 })))
+      ])
+      expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true)
+      for (const u of fresh) {
+        await expectConsistent(app, u)
+        const ts = await tradesOf(app, u)
+        // about START / (700 + gas) buys fit; the rest were rejected, none overdrew
+        expect(ts.reduce((s, t) => s + t.usd + t.gas_usd, 0)).toBeLessThanOrEqual(START + 1e-6)
+        expect(ts.length).toBeGreaterThan(10)
+      }
+    })
+  })
+
+  describe("acked only after the commit", () => {
+    it("a read waiting on its transaction stays pending (not acked) and unapplied; after the commit it is acked, applied once", async () => {
+      // the user of the ordered commands above: its portfolio row exists, so the lock below holds the actor's batch
+      const u = batchUser
+      const pending = () => app.runtime.runPromise(Effect.flatMap(Bus, (bus) => bus.groupInfo("echo.cmd", "echo-portfolio"))).then((i) => i.pending)
+      await waitFor(async () => (await pending()) === 0, 10_000, 20)
+      // Another writer holds the user's portfolio row: the actor's batch reads the command, then waits inside its transaction.
+      const release = await app.runtime.runPromise(Deferred.make<void>())
+      const locked = await app.runtime.runPromise(Deferred.make<void>())
+      const holder = app.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT 1 FROM echo_portfolios WHERE user_id = ${u} FOR UPDATE`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+      }))))
+      await app.runtime.runPromise(Deferred.await(locked))
+      await publish(app, "echo.cmd", { _tag: "Trade", messageId: "held:1", userId: u, side: "BUY", token: UNI, usd: 10 })
+      await waitFor(async () => (await pending()) === 1, 10_000, 20)
+      if (app.env.DATABASE_URL) {
+        // The actor's transaction is inside, waiting for the row: the command was read, is not stored, and is not acked.
+        await waitFor(async () => (await app.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).length > 0, 10_000, 20)
+        expect((await tradesOf(app, u)).some((t) => t.command_id === "held:1")).toBe(false)
+      }
+      expect(await pending()).toBe(1)
+      await app.runtime.runPromise(Deferred.succeed(release, undefined))
+      await holder
+      await waitFor(async () => (await pending()) === 0 && (await tradesOf(app, u)).some((t) => t.command_id === "held:1"), 15_000, 20)
+      expect((await tradesOf(app, u)).filter((t) => t.command_id === "held:1")).toHaveLength(1)
+      await expectConsistent(app, u)
+    })
   })
 })

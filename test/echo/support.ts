@@ -1,7 +1,12 @@
 /** Echo test helpers: whale records with exact prices, blocks and log positions; HTTP calls as a signed-in user. */
 import { Effect } from "effect"
+import { expect } from "vitest"
+import type { TradeCommand } from "../../server/domains/echo/Batch"
 import { Bus } from "../../server/platform/infra/Bus"
 import type { TestApp } from "../support/harness"
+
+/** A test app or a service test: what the database helpers below need. */
+type Db = Pick<TestApp, "query">
 
 export const UNI = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984"
 export const LINK = "0x514910771af9ca656af840dff83e8264ecf986ca"
@@ -25,7 +30,7 @@ export interface Rec {
 
 export const txHash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`
 
-export const insertRecords = async (app: TestApp, rows: ReadonlyArray<Rec>) => {
+export const insertRecords = async (app: Db, rows: ReadonlyArray<Rec>) => {
   const now = Date.now()
   const r = await app.query<{ id: number }>(
     `INSERT INTO whale_tx (tx_hash, log_index, wallet, token, symbol, category, amount, amount_raw, usd, price_usd, counter_symbol,
@@ -66,4 +71,28 @@ export const api = (app: TestApp, token: string | null) => async (method: string
   let json: any = null
   try { json = JSON.parse(text) } catch { json = text }
   return { status: res.status, body: json }
+}
+
+// ---- the batched write path (echo.batch.test.ts on the service, echo.actor.test.ts through the actor) ----------
+
+let seq = 0
+export const buy = (userId: number, usd: number, id = `t:${++seq}`): TradeCommand => ({ messageId: id, userId, side: "BUY", token: UNI, usd })
+export const sell = (userId: number, quantity: number, id = `t:${++seq}`): TradeCommand => ({ messageId: id, userId, side: "SELL", token: UNI, quantity })
+export const tradesOf = (app: Db, userId: number) => app.query<{ command_id: string; side: string; quantity: number; usd: number; gas_usd: number }>(
+  "SELECT command_id, side, quantity::float8 AS quantity, usd::float8 AS usd, gas_usd::float8 AS gas_usd FROM echo_trades WHERE user_id = $1 ORDER BY id", [userId])
+const bookOf = async (app: Db, userId: number) => {
+  const [p] = await app.query<{ cash: number; realized: number; start_cash: number }>("SELECT cash::float8 AS cash, realized::float8 AS realized, start_cash::float8 AS start_cash FROM echo_portfolios WHERE user_id = $1", [userId])
+  const hs = await app.query<{ token: string; quantity: number; cost: number }>("SELECT token, quantity::float8 AS quantity, cost::float8 AS cost FROM echo_holdings WHERE user_id = $1", [userId])
+  return { ...p!, holdings: hs }
+}
+export const outcome = async (app: Db, commandId: string) => (await app.query<{ outcome: any }>("SELECT outcome FROM echo_commands WHERE command_id = $1", [commandId]))[0]?.outcome
+
+/** cash ≥ 0, each holding = the sum of its trades, cash + Σ cost = start + realized. */
+export const expectConsistent = async (app: Db, userId: number) => {
+  const b = await bookOf(app, userId)
+  const ts = await tradesOf(app, userId)
+  expect(b.cash).toBeGreaterThanOrEqual(0)
+  const net = ts.reduce((s, t) => s + (t.side === "BUY" ? t.quantity : -t.quantity), 0)
+  expect(b.holdings.find((h) => h.token === UNI)?.quantity ?? 0).toBeCloseTo(net, 6)
+  expect(b.cash + b.holdings.reduce((s, h) => s + h.cost, 0)).toBeCloseTo(b.start_cash + b.realized, 4)
 }

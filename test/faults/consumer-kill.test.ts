@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import Pg from "pg"
 import { createClient } from "redis"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/harness"
+import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl, skipWithout } from "../support/env"
 import { waitFor } from "../support/wait"
 
 const skip = skipWithout("DATABASE_URL") || skipWithout("REDIS_URL") || Boolean(process.env.WHALE_TEST_EMBEDDED)

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { realRedisUrl, skipWithout } from "../support/harness"
+import { realRedisUrl, skipWithout } from "../support/env"
 import { waitFor } from "../support/wait"
 import { closeFaultWorld, openFaultWorld, type FaultWorld } from "./support/world"
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { recordId } from "../../schema/records"
-import { realRedisUrl, skipWithout } from "../support/harness"
+import { realRedisUrl, skipWithout } from "../support/env"
 import { waitFor } from "../support/wait"
 import { closeFaultWorld, openFaultWorld, type FaultWorld } from "./support/world"
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { IdentityLine } from "../../schema/identity"
 import { BLOCKS, chainFixtures } from "../support/chainFixture"
 import { REPO_ROOT } from "../support/fixtures"
-import { freshDatabase, realDatabaseUrl } from "../support/harness"
+import { freshDatabase, realDatabaseUrl } from "../support/env"
 import { startRpcReplay, type RpcReplayServer } from "../support/rpcReplay"
 
 const fx = chainFixtures()

@@ -4,16 +4,11 @@
  * never undone by later blocks, vetoes, labels set and removed, refused corrections, and a fresh service (a restart)
  * answering from the database alone.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Either, Layer, ManagedRuntime } from "effect"
+import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AppConfig } from "../../server/platform/Config"
-import { SqlLive } from "../../server/platform/infra/Sql"
 import { WalletIdentity } from "../../server/domains/identity/WalletIdentity"
-import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+import { startServices, type TestServices } from "../support/serviceTest"
 import { addr, blockOf, deposit, poolSwap, TOKEN_A, WETH } from "./support"
 
 const POOL = addr(0x9001)
@@ -34,10 +29,8 @@ const sandwichBlock = (n: number) => {
 }
 
 describe("identity service: storage and corrections", () => {
-  let runtime: ManagedRuntime.ManagedRuntime<WalletIdentity | SqlClient.SqlClient, unknown>
-  let dataDir: string
-  let drop: () => Promise<void> = async () => {}
-  const run = <A, E>(e: Effect.Effect<A, E, WalletIdentity | SqlClient.SqlClient>) => runtime.runPromise(e)
+  let services: TestServices<WalletIdentity>
+  const run = <A, E>(e: Effect.Effect<A, E, WalletIdentity | SqlClient.SqlClient>) => services.runtime.runPromise(e)
   const identity = <A, E>(f: (s: WalletIdentity) => Effect.Effect<A, E>) => run(Effect.flatMap(WalletIdentity, f))
   /** The same calls through a new instance of the service (empty memory: a restart). */
   const restarted = <A, E>(f: (s: WalletIdentity) => Effect.Effect<A, E>) =>
@@ -47,22 +40,10 @@ describe("identity service: storage and corrections", () => {
   const observe = (n: number) => identity((s) => { const b = sandwichBlock(n); return s.observe(b.block, b.logs, {}) })
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "whale-identity-"))
-    const env = testEnv(dataDir)
-    if (realDatabaseUrl) {
-      const db = await freshDatabase(realDatabaseUrl)
-      env.DATABASE_URL = db.url
-      drop = db.drop
-    }
-    const layer = WalletIdentity.Default.pipe(
-      Layer.provideMerge(SqlLive()), Layer.provide(AppConfig.Default), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
-    )
-    runtime = ManagedRuntime.make(layer)
+    services = await startServices(WalletIdentity.Default)
   }, 60_000)
   afterAll(async () => {
-    await runtime?.dispose()
-    await drop().catch(() => undefined)
-    rmSync(dataDir, { recursive: true, force: true })
+    await services?.close()
   })
 
   it("stores what a block shows: identities, rule evidence and the class history", async () => {

@@ -10,21 +10,16 @@
  * the USDC/USDT pool 0x3416… logged and is no candidate. 0x3a3b… is called an exchange by an operator here: the
  * identity service's class keeps it out.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeRpcSource } from "../../server/domains/chain/RpcSource"
 import type { ChainSourceShape } from "../../server/domains/chain/Source"
 import type { ChainBlock, RawLog } from "../../server/domains/chain/Types"
 import { WhaleDiscovery } from "../../server/domains/identity/Discovery"
 import { WalletIdentity } from "../../server/domains/identity/WalletIdentity"
-import { AppConfig } from "../../server/platform/Config"
-import { SqlLive } from "../../server/platform/infra/Sql"
 import { BLOCKS, chainFixtures } from "../support/chainFixture"
-import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+import { startServices } from "../support/serviceTest"
 import { startRpcReplay, type RpcReplayServer } from "../support/rpcReplay"
 
 const fx = chainFixtures()
@@ -48,23 +43,9 @@ describe.skipIf(!fx.available)(`whale discovery on a replayed node${fx.skipNote}
 
   /** The services on a fresh database with these settings. */
   const open = async (settings: Record<string, string>) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "whale-discovery-"))
-    const env: Record<string, string> = { ...testEnv(dataDir), WHALE_MIN_USD: "50000", WHALE_MIN_HOLDINGS_USD: "1000000", WHALE_COHORT_MEGA_USD: "50000000", WHALE_COHORT_LARGE_USD: "5000000", ...settings }
-    let drop = async () => {}
-    if (realDatabaseUrl) {
-      const db = await freshDatabase(realDatabaseUrl)
-      env.DATABASE_URL = db.url
-      drop = db.drop
-    }
-    const layer = WhaleDiscovery.Default.pipe(
-      Layer.provideMerge(WalletIdentity.Default), Layer.provideMerge(SqlLive()), Layer.provide(AppConfig.Default),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
-    const runtime = ManagedRuntime.make(layer)
-    cleanups.push(async () => {
-      await runtime.dispose()
-      await drop().catch(() => undefined)
-      rmSync(dataDir, { recursive: true, force: true })
-    })
+    const env: Record<string, string> = { WHALE_MIN_USD: "50000", WHALE_MIN_HOLDINGS_USD: "1000000", WHALE_COHORT_MEGA_USD: "50000000", WHALE_COHORT_LARGE_USD: "5000000", ...settings }
+    const { runtime, close } = await startServices(WhaleDiscovery.Default.pipe(Layer.provideMerge(WalletIdentity.Default)), { env })
+    cleanups.push(close)
     const run = <A, E>(e: Effect.Effect<A, E, Services>) => runtime.runPromise(e)
     const discovery = <A, E>(f: (d: WhaleDiscovery) => Effect.Effect<A, E>) => run(Effect.flatMap(WhaleDiscovery, f))
     const query = <T extends object>(text: string) => run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text)).pipe(Effect.map((r) => [...r])))

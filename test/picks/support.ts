@@ -1,45 +1,28 @@
 /**
- * A picks service on a fresh database (real PostgreSQL with DATABASE_URL, else embedded PGlite) and the in-process
- * bus, without the HTTP server: for the service-level tests of the picks domain. Times are controlled: `at(ms, e)`
- * runs `e` with the clock set to `ms` (Effect's TestClock).
+ * A picks service on a fresh database (real PostgreSQL with DATABASE_URL, else embedded PGlite) and the bus (Redis
+ * with REDIS_URL, else in-process), without the app (`startServices`): for the service-level tests of the picks
+ * domain. Times are controlled: `at(ms, e)` runs `e` with the clock set to `ms` (Effect's TestClock).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
+import { Effect, Layer, TestClock, TestContext } from "effect"
 import { Chain } from "../../server/domains/chain/Chain"
 import { ChainSourceLive } from "../../server/domains/chain/SourceLive"
-import { AppConfig } from "../../server/platform/Config"
-import { Bus } from "../../server/platform/infra/Bus"
-import { BusMemory } from "../../server/platform/infra/BusMemory"
-import { SqlLive } from "../../server/platform/infra/Sql"
+import type { Bus } from "../../server/platform/infra/Bus"
 import { PicksConfig } from "../../server/domains/picks/Config"
 import { Picks } from "../../server/domains/picks/Picks"
 import { PicksRepo } from "../../server/domains/picks/Repo"
 import type { ChainTxMessage } from "../../schema/streams"
-import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+import { startServices } from "../support/serviceTest"
 
 export const startPicks = async (extraEnv: Record<string, string> = {}) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "whale-picks-"))
-  const env: Record<string, string> = { ...testEnv(dataDir), PICKS_CACHE_SECONDS: "0", ...extraEnv }
-  let drop: () => Promise<void> = async () => {}
-  if (realDatabaseUrl) {
-    const db = await freshDatabase(realDatabaseUrl)
-    env.DATABASE_URL = db.url
-    drop = db.drop
-  }
-  const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
-  const infra = Layer.mergeAll(SqlLive(), BusMemory.layer)
-  const layer = Picks.Default.pipe(
-    Layer.provideMerge(PicksRepo.Default),
-    Layer.provideMerge(PicksConfig.Default),
-    Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive))),
-    Layer.provideMerge(infra),
-    Layer.provide(AppConfig.Default),
-    Layer.provide(Layer.setConfigProvider(provider))
+  const { runtime, close } = await startServices(
+    Picks.Default.pipe(
+      Layer.provideMerge(PicksRepo.Default),
+      Layer.provideMerge(PicksConfig.Default),
+      Layer.provideMerge(Chain.Default.pipe(Layer.provide(ChainSourceLive)))
+    ),
+    { env: { PICKS_CACHE_SECONDS: "0", ...extraEnv } }
   )
-  const runtime = ManagedRuntime.make(layer)
   const run = <A>(e: Effect.Effect<A, unknown, Picks | PicksRepo | Bus | SqlClient.SqlClient>) => runtime.runPromise(e)
   const at = <A>(ms: number, e: Effect.Effect<A, unknown, Picks | PicksRepo | Bus | SqlClient.SqlClient>) =>
     run(Effect.gen(function* () {
@@ -51,14 +34,7 @@ export const startPicks = async (extraEnv: Record<string, string> = {}) => {
   await query(`INSERT INTO tokens (address, symbol, decimals, stable, eth_derivative, blacklisted) VALUES
     ('${AAA}', 'AAA', 18, false, false, false), ('${BBB}', 'BBB', 18, false, false, false),
     ('${USDC}', 'USDC', 6, true, false, false), ('${WETH}', 'WETH', 18, false, true, false)`)
-  return {
-    run, at, query,
-    close: async () => {
-      await runtime.dispose()
-      await drop().catch(() => undefined)
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }
+  return { run, at, query, close }
 }
 
 export const AAA = `0x${"a".repeat(40)}`

@@ -13,7 +13,7 @@ import { startActor } from "../../server/platform/actors/Runner"
 import { AppConfig } from "../../server/platform/Config"
 import { BusMemory } from "../../server/platform/infra/BusMemory"
 import { Kv } from "../../server/platform/infra/Kv"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 import { waitFor } from "../support/wait"
 
 const makeRuntime = () => {

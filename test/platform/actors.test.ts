@@ -19,7 +19,7 @@ import { BusMemory } from "../../server/platform/infra/BusMemory"
 import { BusRedis } from "../../server/platform/infra/BusRedis"
 import { Kv } from "../../server/platform/infra/Kv"
 import { RedisClient } from "../../server/platform/infra/Redis"
-import { dropRedisPrefix, realRedisUrl, skipWithout, testEnv } from "../support/harness"
+import { dropRedisPrefix, realRedisUrl, skipWithout, testEnv } from "../support/env"
 import { waitFor } from "../support/wait"
 
 const Msg = z.object({ messageId: z.string(), n: z.number(), kind: z.enum(["ok", "crash-once", "poison"]) })

@@ -3,7 +3,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { loadMigrations, migrate } from "../../server/platform/infra/Migrator"
-import { freshDatabase, realDatabaseUrl, skipWithout, startApp } from "../support/harness"
+import { freshDatabase, realDatabaseUrl, skipWithout } from "../support/env"
+import { startServices } from "../support/serviceTest"
 
 describe("migrations", () => {
   it("are numbered without gaps or duplicates", () => {
@@ -14,7 +15,8 @@ describe("migrations", () => {
   })
 
   it("applied at start are recorded once and a second run applies nothing", async () => {
-    const app = await startApp()
+    // The platform alone: its database layer migrates when it starts, as the app's does.
+    const app = await startServices(Layer.empty)
     try {
       const rows = await app.query<{ id: number }>("SELECT id FROM schema_migrations ORDER BY id")
       expect(rows.map((r) => r.id)).toEqual(loadMigrations().map((m) => m.id))

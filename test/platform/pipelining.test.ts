@@ -15,7 +15,7 @@ import { Guard } from "../../server/platform/http/Guards"
 import { route } from "../../server/platform/http/Route"
 import { makeHttpServer } from "../../server/platform/http/Uws"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 
 let port = 0
 const scope = Effect.runSync(Scope.make())

@@ -17,7 +17,7 @@ import { JSON_ONLY, Reply } from "../../server/platform/http/Reply"
 import { fromMemory, route } from "../../server/platform/http/Route"
 import { makeHttpServer } from "../../server/platform/http/Uws"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 
 const Holding = z.object({ token: z.string(), usd: z.number(), trades: z.number().int() })
 const Portfolio = z.object({ holdings: z.array(Holding), total_usd: z.number() })

@@ -10,7 +10,7 @@ import { Guard } from "../../server/platform/http/Guards"
 import { route } from "../../server/platform/http/Route"
 import { makeHttpServer } from "../../server/platform/http/Uws"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 
 const startServer = async (graceMs: number) => {
   const env = { ...testEnv(mkdtempSync(join(tmpdir(), "whale-shutdown-"))), SHUTDOWN_GRACE_MS: String(graceMs) }

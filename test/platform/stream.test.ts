@@ -16,7 +16,7 @@ import { Reply } from "../../server/platform/http/Reply"
 import { route } from "../../server/platform/http/Route"
 import { makeHttpServer } from "../../server/platform/http/Uws"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 import { waitFor } from "../support/wait"
 
 const ROWS = 20_000

@@ -20,7 +20,7 @@ import { BusMemory } from "../../server/platform/infra/BusMemory"
 import { BusRedis } from "../../server/platform/infra/BusRedis"
 import { Kv } from "../../server/platform/infra/Kv"
 import { RedisClient } from "../../server/platform/infra/Redis"
-import { dropRedisPrefix, realRedisUrl, skipWithout, testEnv } from "../support/harness"
+import { dropRedisPrefix, realRedisUrl, skipWithout, testEnv } from "../support/env"
 import { spanCollector } from "../support/spans"
 import { waitFor } from "../support/wait"
 

@@ -12,7 +12,7 @@ import { PricingRepo } from "../../server/domains/pricing/Repo"
 import { AppConfig } from "../../server/platform/Config"
 import { SqlLive } from "../../server/platform/infra/Sql"
 import { spanned } from "../../server/platform/ops/Spans"
-import { freshDatabase, realDatabaseUrl, testEnv } from "../support/harness"
+import { freshDatabase, realDatabaseUrl, testEnv } from "../support/env"
 import { spanCollector } from "../support/spans"
 
 describe("spanned", () => {

@@ -4,31 +4,40 @@
  * excluded), the recovery point, flow buckets, signals, fastest; roll-up figures equal record sums at odd minutes;
  * the state machine with every move, two concurrent LIVE attempts and the `domain.events` announcements.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { STREAMS } from "../../schema/streams"
 import { Bus } from "../../server/platform/infra/Bus"
 import { FlowRepo } from "../../server/domains/playbook/FlowRepo"
 import { Playbook } from "../../server/domains/playbook/Playbook"
 import { PlaybookReads } from "../../server/domains/playbook/Reads"
-import { startApp, type TestApp } from "../support/harness"
-import { HOUR, insertTx, QUIET_CHAIN, trackTestWallets, W, type Tx } from "../support/whales"
+import { PlaybookLive } from "../../server/domains/playbook/Layer"
+import { Chain } from "../../server/domains/chain/Chain"
+import { ChainCatalog } from "../../server/domains/chain/Catalog"
+import { startServices, type TestServices } from "../support/serviceTest"
+import { ChainReads } from "../support/layers"
+import { HOUR, insertTx, trackTestWallets, W, type Tx } from "../support/whales"
 import { failureOf, fixedClock, runAt } from "./support"
 
 const MIN = 60_000
 const WEEK = 7 * 24 * HOUR
 const T = Date.parse("2026-03-04T18:00:00Z")
 const AFTER = T + 73 * HOUR
+type PlaybookLayer = Layer.Layer.Success<typeof PlaybookLive> | Chain | ChainCatalog
 
-let app: TestApp
+let app: TestServices<PlaybookLayer>
 let eventId: number
 
 const create = (title: string, ts: number, severity = 5, category: "fomc" | "cpi" | "other" = "fomc") =>
   runAt(app, AFTER, Effect.flatMap(Playbook, (p) => p.create({ title, category, timestamp: new Date(ts).toISOString(), severity })))
 
 beforeAll(async () => {
-  // Running windows are computed once per minute here (the default is 5 s): a slot outlasts a slow machine's pause.
-  app = await startApp({ env: { ...QUIET_CHAIN, PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
+  // A service test: the playbook's services and the chain's reads on the platform (database, bus), no app. The
+  // chain's reads without a chain to follow: any call of the source fails the test, naming it. Running windows are
+  // computed once per minute here (the default is 5 s): a slot outlasts a slow machine's pause.
+  app = await startServices(PlaybookLive.pipe(Layer.provideMerge(ChainReads)), { env: { PLAYBOOK_CALENDAR_FILE: "", PLAYBOOK_RUNNING_CACHE_SECONDS: "60" } })
+  // The reference data the app seeds at start (token symbols: an event's `tokens` scope is resolved through them).
+  await app.runtime.runPromise(Effect.flatMap(ChainCatalog, (c) => c.seed()))
   await trackTestWallets(app)
   const rows: Array<Tx> = [
     { wallet: W.W3, token: "WETH", category: "exchange_deposit", usd: 200, at: T - 24 * HOUR },

@@ -1,8 +1,13 @@
-/** Helpers of the playbook tests: run the domain's services inside a test app at a fixed time. */
+/**
+ * Helpers of the playbook tests: run the domain's services at a fixed time, in a service test (`startServices`) or
+ * a test app — each call with the playbook's services built afresh (no cache kept from one call to the next).
+ */
 import { readFileSync } from "node:fs"
 import { Clock, Effect } from "effect"
 import { PlaybookLive } from "../../server/domains/playbook/Layer"
-import type { AppServices, TestApp } from "../support/harness"
+import type { ManagedRuntime } from "effect"
+import type { Chain } from "../../server/domains/chain/Chain"
+import type { TestPlatform } from "../support/serviceTest"
 
 /** A clock stopped at `ms` (the services read the time through Effect's Clock). */
 export const fixedClock = (ms: number): Clock.Clock => ({
@@ -14,14 +19,16 @@ export const fixedClock = (ms: number): Clock.Clock => ({
   sleep: () => Effect.void
 })
 
-type Services = import("effect").Layer.Layer.Success<typeof PlaybookLive> | AppServices
+type Services = import("effect").Layer.Layer.Success<typeof PlaybookLive> | TestPlatform | Chain
+/** A service test or a test app: a runtime with the platform and what the playbook's layer needs beside it. */
+type Runs = { readonly runtime: ManagedRuntime.ManagedRuntime<TestPlatform | Chain, unknown> }
 
-/** Runs `effect` with the playbook's services of `app`, at time `at` (ms). */
-export const runAt = <A, E>(app: TestApp, at: number, effect: Effect.Effect<A, E, Services>) =>
+/** Runs `effect` with the playbook's services, on the platform of `app`, at time `at` (ms). */
+export const runAt = <A, E>(app: Runs, at: number, effect: Effect.Effect<A, E, Services>) =>
   app.runtime.runPromise(effect.pipe(Effect.provide(PlaybookLive), Effect.withClock(fixedClock(at))) as Effect.Effect<A, E, never>)
 
 /** Runs `effect` and returns its failure's tag (or "success"). */
-export const failureOf = <A, E extends { _tag: string }>(app: TestApp, at: number, effect: Effect.Effect<A, E, Services>) =>
+export const failureOf = <A, E extends { _tag: string }>(app: Runs, at: number, effect: Effect.Effect<A, E, Services>) =>
   runAt(app, at, effect.pipe(Effect.match({ onFailure: (e) => e._tag, onSuccess: () => "success" })))
 
 /** Events of a category in the shipped calendar whose window (24 h before to 48 h after) has ended by now. */

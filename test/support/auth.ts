@@ -2,22 +2,30 @@
  * Account helpers for integration tests of any domain: create users the way the operator command does (verified,
  * optional tier grant and admin role), sign in over HTTP, and build credential headers.
  */
-import { Effect } from "effect"
+import { Effect, Layer, type ManagedRuntime } from "effect"
 import { createUser as createUserCommand, setTier as setTierCommand } from "../../server/domains/accounts/AdminCommands"
+import { AccountsConfig } from "../../server/domains/accounts/Config"
 import { Entitlements } from "../../server/domains/accounts/Entitlements"
 import { AccountsRepo } from "../../server/domains/accounts/Repo"
 import type { TestApp } from "./harness"
+import type { TestPlatform } from "./serviceTest"
 
 export const DEFAULT_PASSWORD = "correct horse battery staple"
 
-const withAccounts = <A, E>(app: TestApp, effect: Effect.Effect<A, E, any>) =>
-  app.runtime.runPromise(effect.pipe(Effect.provide(Entitlements.Default), Effect.provide(AccountsRepo.Default)) as Effect.Effect<A, E, never>)
+/** A test app or a service test (`startServices`): the account commands need the platform only. */
+type Runs = Pick<TestApp, "runtime"> | { readonly runtime: ManagedRuntime.ManagedRuntime<TestPlatform, unknown> }
+
+/** What the operator commands use: stated here, so a service test without the accounts module can run them. */
+const Accounts = Layer.mergeAll(Entitlements.Default, AccountsRepo.Default, AccountsConfig.Default)
+
+const withAccounts = <A, E>(app: Runs, effect: Effect.Effect<A, E, Layer.Layer.Success<typeof Accounts> | TestPlatform>) =>
+  (app.runtime as ManagedRuntime.ManagedRuntime<TestPlatform, unknown>).runPromise(Effect.provide(effect, Accounts))
 
 /** A verified account (tier by operator grant when given). */
-export const createUser = (app: TestApp, opts: { email: string; password?: string; tier?: string; admin?: boolean }) =>
+export const createUser = (app: Runs, opts: { email: string; password?: string; tier?: string; admin?: boolean }) =>
   withAccounts(app, createUserCommand({ email: opts.email, password: opts.password ?? DEFAULT_PASSWORD, tier: opts.tier, admin: opts.admin ?? false }))
 
-export const setTier = (app: TestApp, email: string, tier: string) => withAccounts(app, setTierCommand({ email, tier }))
+export const setTier = (app: Runs, email: string, tier: string) => withAccounts(app, setTierCommand({ email, tier }))
 
 export interface LoggedIn {
   readonly token: string

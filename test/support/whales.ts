@@ -30,7 +30,7 @@ export const W = {
 } as const
 
 /** Deactivates the seeded wallets and tracks W1 (mega), W2 (large), W3 (mid), W4 (small). */
-export const trackTestWallets = async (app: TestApp) => {
+export const trackTestWallets = async (app: Pick<TestApp, "query">) => {
   await app.query("UPDATE tracked_wallets SET active = false")
   await app.query(
     `INSERT INTO tracked_wallets (address, label, cohort, source)
@@ -52,7 +52,7 @@ export interface Tx {
 let serial = 0
 
 /** Inserts the rows in one statement (block number and hash follow from the time); returns their ids. */
-export const insertTx = async (app: TestApp, rows: ReadonlyArray<Tx>) => {
+export const insertTx = async (app: Pick<TestApp, "query">, rows: ReadonlyArray<Tx>) => {
   const n = rows.map(() => ++serial)
   const block = rows.map((r) => Math.floor(r.at / 12_000))
   const inserted = await app.query<{ id: number }>(

@@ -1,4 +1,4 @@
-/** The playbook's services as one layer (needs the SQL client and the bus from the platform). */
+/** The playbook's services as one layer (needs the SQL client and the bus from the platform, and the chain domain's `Chain`). */
 import { Layer } from "effect"
 import { PlaybookConfig } from "./Config"
 import { Engine } from "./Engine"

@@ -18,7 +18,7 @@ import { AppConfig } from "../../../server/platform/Config"
 import { BusRedis } from "../../../server/platform/infra/BusRedis"
 import { Kv } from "../../../server/platform/infra/Kv"
 import { RedisClient } from "../../../server/platform/infra/Redis"
-import { testEnv } from "../../support/harness"
+import { testEnv } from "../../support/env"
 
 const [redisUrl, prefix, databaseUrl] = process.argv.slice(2) as [string, string, string]
 const Work = z.object({ messageId: z.string(), kind: z.enum(["ok", "poison"]) })

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import Pg from "pg"
 import { createClient } from "redis"
-import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl } from "../../support/harness"
+import { dropRedisPrefix, freshDatabase, realDatabaseUrl, realRedisUrl } from "../../support/env"
 
 export interface FaultWorld {
   readonly db: { readonly url: string; readonly drop: () => Promise<void> }
