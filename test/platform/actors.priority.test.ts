@@ -19,7 +19,7 @@ import { Bus } from "../../server/platform/infra/Bus"
 import { BusMemory } from "../../server/platform/infra/BusMemory"
 import { Kv } from "../../server/platform/infra/Kv"
 import { Metrics } from "../../server/platform/ops/Metrics"
-import { testEnv } from "../support/harness"
+import { testEnv } from "../support/env"
 import { waitFor } from "../support/wait"
 
 const Msg = z.object({ messageId: z.string() })
