@@ -10,13 +10,13 @@
  * notifier when it runs here (recorded claimed, no `notify` hop), else published on `notify`. A 2,400-record block
  * costs a few statements, not thousands.
  */
-import { Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import { type NotifyStream, deliverManyMessage, isRetraction, STREAMS, type ChainTxMessage, type ChainTxRetraction, type DomainEvent } from "../../../../schema/streams"
 import { Bus } from "../../../platform/infra/Bus"
 import { makeBatcher } from "../../../platform/infra/Batcher"
 import { AlertsConfig } from "../Config"
 import { AlertConvergence, type Buy } from "../convergence/Convergence"
-import { DeliveriesRepo } from "../delivery/DeliveriesRepo"
+import { DeliveriesRepo, type RecordedRow } from "../delivery/DeliveriesRepo"
 import { AlertNotifier } from "../delivery/Notifier"
 import { recordKeyOf, type NewDelivery } from "../delivery/Rows"
 import { contentOfIndexCross, contentOfPick, contentOfPlaybook, contentOfRecord, type Content, type RecordFacts } from "../Format"
@@ -83,55 +83,63 @@ export const makeAlertFanout = (alertIndex: AlertIndexShape, cooldowns: Pick<Ale
     const { live, ownLabels } = alertIndex
 
     /**
-     * Records deliveries and has what is owed sent: parts of RECORD_CHUNK, RECORD_PARALLEL at a time, each handed on as
-     * soon as it is written (sending starts on the first while the next are written). `local` (the notifier runs in
-     * this process): recorded claimed and sent by this process's notifier round; else published on `notify`.
+     * Records deliveries in parts of RECORD_CHUNK, RECORD_PARALLEL at a time. `local` (the notifier runs in this
+     * process): written claimed, and what is owed is returned for this process's notifier round; else each part's owed
+     * deliveries are published on `notify` as soon as it is written (the notifier starts on the first while the next
+     * are written) and none are returned.
      */
     const record = Effect.fn("AlertFanout.record")(function* (items: ReadonlyArray<NewDelivery>, local: boolean) {
-      if (items.length === 0) return
+      const owed: Array<RecordedRow> = []
       const parts: Array<ReadonlyArray<NewDelivery>> = []
       for (let i = 0; i < items.length; i += RECORD_CHUNK) parts.push(items.slice(i, i + RECORD_CHUNK))
-      const fired = items.filter((i) => i.status === "pending" && i.alertId !== null)
-      const sends: Array<Fiber.RuntimeFiber<void>> = []
       yield* Effect.forEach(parts, (part) =>
         Effect.gen(function* () {
           if (local) {
-            // Recorded claimed and sent from here while the next part is written (the notifier's round, in this process).
-            const owed = yield* deliveries.recordDeliveries(part, notifier.claimSeconds)
-            sends.push(yield* Effect.fork(notifier.sendRecorded(part, owed)))
+            for (const row of yield* deliveries.recordDeliveries(part, notifier.claimSeconds)) owed.push(row)
             return
           }
-          const owed = yield* deliveries.recordDeliveries(part)
+          const written = yield* deliveries.recordDeliveries(part)
           // Few large messages (a user's deliveries together): the notifier handles a read of them in one round.
-          const ids = [...owed].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
+          const ids = [...written].sort((a, b) => a.user_id - b.user_id || a.id - b.id).map((d) => d.id)
           const messages = []
           for (let j = 0; j < ids.length; j += NOTIFY_CHUNK) messages.push(deliverManyMessage(ids.slice(j, j + NOTIFY_CHUNK)))
           if (messages.length > 0) yield* bus.publishMany(notifyStream, messages)
         }), { concurrency: RECORD_PARALLEL, discard: true })
-      yield* Fiber.joinAll(sends)
-      // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
-      yield* subscriptions.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
+      return owed
     })
 
     /**
-     * The handlers of one read share one write: the convergence windows of their buys decided, their deliveries
-     * recorded, the owed ones published on `notify`.
+     * The handlers of one read share one write: the cooldowns of their matches and the convergence windows of their
+     * buys decided, their deliveries recorded, the owed ones sent in one round of this process's notifier (or published
+     * on `notify`).
      */
     const submit = makeBatcher<Matched>((matched) =>
       Effect.gen(function* () {
         const extras = new Map<NewDelivery, number>()
         for (const m of matched) for (const [item, n] of m.extras) extras.set(item, n)
         const local = matched.every((m) => m.local)
+        const recorded: Array<NewDelivery> = []
+        const owed: Array<RecordedRow> = []
+        const write = (items: ReadonlyArray<NewDelivery>) =>
+          Effect.map(record(items, local), (rows) => {
+            for (const i of items) recorded.push(i)
+            for (const r of rows) owed.push(r)
+          })
         // The cooldowns decided part by part (all of an alert's matches in one part, in order: the gates are per
-        // alert), each part written while the next is decided: the first deliveries go out before the last are decided.
-        const decideAndRecord = Effect.forEach(partsByAlert(matched.flatMap((m) => m.items), RECORD_CHUNK),
-          (part) => cooldowns.decide(part, extras).pipe(Effect.flatMap((items) => record(items, local))), { concurrency: RECORD_PARALLEL, discard: true })
-        // The record alerts and convergence side by side: convergence (no cooldown; its window read and fires taken in
-        // the database) does not hold up the rest, nor they it.
+        // alert), each part written while the next is decided. Beside them convergence (no cooldown; its window read
+        // and fires taken in the database): neither holds up the other.
         yield* Effect.all([
-          decideAndRecord,
-          convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap((items) => record(items, local)))
+          Effect.forEach(partsByAlert(matched.flatMap((m) => m.items), RECORD_CHUNK),
+            (part) => Effect.flatMap(cooldowns.decide(part, extras), write), { concurrency: RECORD_PARALLEL, discard: true }),
+          convergence.judge(matched.flatMap((m) => m.buys)).pipe(Effect.flatMap((items) => cooldowns.decide(items, new Map())), Effect.flatMap(write))
         ], { concurrency: 2, discard: true })
+        // One round for all of them: a round's fixed costs (its statements, one webhook POST per endpoint, one
+        // messenger bundle per chat) are paid once, and the machine is busy with this block anyway (when it is not,
+        // the round is small and quick).
+        if (local) yield* notifier.sendRecorded(recorded, owed)
+        // After the deliveries are stored (the cooldown's floor after a restart must never be ahead of them).
+        const fired = recorded.filter((i) => i.status === "pending" && i.alertId !== null)
+        yield* subscriptions.touchFired(fired.map((i) => i.alertId!), fired.map((i) => i.eventAt))
       }).pipe(Effect.withSpan("AlertFanout.round")))
 
     /**
