@@ -4,10 +4,10 @@
  *  (b) real PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set (CI sets them):
  *      a fresh database per app and a fresh Redis key prefix, dropped/deleted on close.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, ConfigProvider, ManagedRuntime } from "effect"
+import { Layer, ConfigProvider, ManagedRuntime } from "effect"
 import { AppInfo, AppLive } from "../../server/App"
 import { prepareEnv, type StartOptions } from "./env"
+import { queryOf, startOrClean } from "./serviceTest"
 
 export { dropRedisPrefix, freshDatabase, prepareEnv, realDatabaseUrl, realRedisUrl, skipWithout, testEnv, type StartOptions } from "./env"
 
@@ -32,19 +32,10 @@ export const startApp = async (options: StartOptions = {}): Promise<TestApp> => 
   const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
   const base = Layer.setConfigProvider(provider)
   const runtime = ManagedRuntime.make(AppLive.pipe(Layer.provide(options.clock ? Layer.merge(base, Layer.setClock(options.clock)) : base)))
-  let port: number
-  let metricsPort: number
-  try {
-    const info = await runtime.runPromise(AppInfo)
-    port = info.port!
-    metricsPort = info.metricsPort!
-  } catch (e) {
-    await runtime.dispose().catch(() => undefined)
-    await runCleanups()
-    throw e
-  }
-  const query = <T extends object,>(text: string, params: ReadonlyArray<unknown> = []) =>
-    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<never>)).pipe(Effect.map((rows) => [...rows])))
+  const info = await startOrClean(runtime, AppInfo, runCleanups)
+  const port = info.port!
+  const metricsPort = info.metricsPort!
+  const query = queryOf(runtime)
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -52,6 +52,22 @@ export const testPlatform = (env: Readonly<Record<string, string>>, clock?: Cloc
   )
 }
 
+/** SQL against a runtime's database, as tests read it (`query` of a TestApp or TestServices). */
+export const queryOf = (runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>) =>
+  <T extends object,>(text: string, params: ReadonlyArray<unknown> = []): Promise<Array<T>> =>
+    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<never>)).pipe(Effect.map((rows) => [...rows])))
+
+/** Runs a runtime's start; if it fails, the runtime and the test's database and keys are cleaned up before it throws. */
+export const startOrClean = async <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, start: Effect.Effect<A, unknown, R>, runCleanups: () => Promise<void>): Promise<A> => {
+  try {
+    return await runtime.runPromise(start)
+  } catch (e) {
+    await runtime.dispose().catch(() => undefined)
+    await runCleanups()
+    throw e
+  }
+}
+
 /**
  * Builds `layer` on a fresh platform and returns its runtime (the layer is built before this resolves, so a
  * service's start-up failure fails here). `env` overrides the harness defaults (`testEnv`); `databaseUrl` and
@@ -64,18 +80,10 @@ export const startServices = async <ROut, E, RIn extends TestPlatform>(
   const { env, runCleanups } = await prepareEnv(options)
   const platform = testPlatform(env, options.clock)
   const runtime = ManagedRuntime.make(layer.pipe(Layer.provideMerge(platform)) as Layer.Layer<ROut | TestPlatform, unknown>)
-  try {
-    await runtime.runPromise(Effect.void)
-  } catch (e) {
-    await runtime.dispose().catch(() => undefined)
-    await runCleanups()
-    throw e
-  }
-  const query = <T extends object,>(text: string, params: ReadonlyArray<unknown> = []) =>
-    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<never>)).pipe(Effect.map((rows) => [...rows])))
+  await startOrClean(runtime, Effect.void, runCleanups)
   return {
     env,
-    query,
+    query: queryOf(runtime),
     runtime,
     close: async () => {
       await runtime.dispose()
