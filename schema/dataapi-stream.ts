@@ -20,7 +20,9 @@ export const STREAM_CLOSE = {
   /** The daily quota is used up (every delivered data frame counts one request); reconnect after reset_at. */
   quotaExceeded: 4429,
   /** The client read too slowly: its undelivered frames passed the backpressure limit. */
-  tooSlow: 4008
+  tooSlow: 4008,
+  /** The key's account has STREAM_MAX_CONNECTIONS_PER_ACCOUNT feeds open already (on this server); close one first. */
+  tooManyConnections: 4430
 } as const
 
 const address = z.string().trim().regex(/^0x[0-9a-fA-F]{40}$/, "value is not a valid Ethereum address").transform((a) => a.toLowerCase())

@@ -2,7 +2,8 @@
  * The keyed WebSocket feed `/api/v1/stream` (issue 29, part 3): the key in the header or the first message (none,
  * unknown → 4401; below the whale tier → 4403); trades filtered by token, wallet, min_usd and side; resume after a
  * reconnect from the last seq without gap or duplicate; the caller's own alerts only; each delivered frame counted
- * against the daily quota; past the limit, a close with 4429; a bad message answered with an error frame.
+ * against the daily quota; past the limit, a close with 4429; a bad message answered with an error frame; at most
+ * STREAM_MAX_CONNECTIONS_PER_ACCOUNT feeds per account (4430 past it).
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,10 +23,12 @@ let userId: number
 const open: Array<TestSocket> = []
 
 const UNI = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984"
+/** Feeds per account: more than the main account opens over this file (6, kept open until the end). */
+const PER_ACCOUNT = 8
 const WHALE = "0x1111111111111111111111111111111111111111"
 
 beforeAll(async () => {
-  app = await startApp({ env: { ...QUIET_CHAIN, API_KEY_CACHE_MS: "200", STREAM_AUTH_TIMEOUT_MS: "1000" } })
+  app = await startApp({ env: { ...QUIET_CHAIN, API_KEY_CACHE_MS: "200", STREAM_AUTH_TIMEOUT_MS: "1000", STREAM_MAX_CONNECTIONS_PER_ACCOUNT: String(PER_ACCOUNT) } })
   ;({ key, userId } = await whaleWithKey(app, "stream@example.com"))
 }, 120_000)
 afterAll(async () => {
@@ -67,6 +70,27 @@ describe("authentication", () => {
     s.send({ type: "subscribe", topic: "trades", filters: { min_usd: -1 } })
     await waitFor(() => s.frames.filter((f) => f.type === "error").length === 2, 5_000)
     expect(s.isClosed()).toBe(false)
+  })
+})
+
+describe("connections", () => {
+  it("holds at most STREAM_MAX_CONNECTIONS_PER_ACCOUNT feeds per account (another account is not held); a closed one frees its place", async () => {
+    const acct = await whaleWithKey(app, "many-feeds@example.com")
+    const feeds: Array<TestSocket> = []
+    for (let i = 0; i < PER_ACCOUNT; i++) {
+      const s = await connect({ "x-api-key": acct.key })
+      await s.waitFor((f) => f.type === "welcome")
+      feeds.push(s)
+    }
+    const fourth = await connect({ "x-api-key": acct.key })
+    expect((await fourth.closed).code).toBe(STREAM_CLOSE.tooManyConnections)
+    // Another account is not held by this one's feeds.
+    const other = await connect()
+    await other.waitFor((f) => f.type === "welcome")
+    await feeds[0]!.close()
+    const again = await connect({ "x-api-key": acct.key })
+    expect(await again.waitFor((f) => f.type === "welcome")).toMatchObject({ tier: "whale" })
+    expect(feeds.slice(1).every((f) => !f.isClosed())).toBe(true)
   })
 })
 

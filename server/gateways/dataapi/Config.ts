@@ -14,6 +14,8 @@ export class DataApiConfig extends Effect.Service<DataApiConfig>()("app/dataapi/
     /** A connection without a key (header or first message) this long after opening is closed (4401). */
     streamAuthTimeoutMs: Config.integer("STREAM_AUTH_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
     /** Frames of one connection waiting for their quota count at most; past it the reader is too slow (4008). */
-    streamMaxQueue: Config.integer("STREAM_MAX_QUEUE").pipe(Config.withDefault(5_000))
+    streamMaxQueue: Config.integer("STREAM_MAX_QUEUE").pipe(Config.withDefault(5_000)),
+    /** Open feeds per account (all of its keys) per server process; one more is closed with 4430 after its key is checked. */
+    streamMaxConnectionsPerAccount: Config.integer("STREAM_MAX_CONNECTIONS_PER_ACCOUNT").pipe(Config.withDefault(10))
   })
 }) {}

@@ -11,6 +11,10 @@
  * WS_RESUME_WAIT_MS). Trades are filtered per subscription (tokens, wallets, min_usd, side), so frames go to each
  * matching connection instead of through uWS pub/sub.
  *
+ * Connections: at most STREAM_MAX_CONNECTIONS_PER_ACCOUNT open feeds per account (all of its keys) in this process;
+ * one more is closed with 4430 once its key is checked (each feed gets every frame it subscribes to, so a few are
+ * all a consumer needs, and an account cannot hold the server's sockets).
+ *
  * Quota: every data frame delivered counts one request of the key's account (the same daily counter as HTTP). Frames
  * of a connection wait in order for their count; the first one refused closes the connection with 4429 after the
  * frames before it. Heartbeat frames and control frames are free.
@@ -74,6 +78,8 @@ export const makeKeyedStream = Effect.gen(function* () {
   const gauge = metrics.gauge("api_stream_connections", "Open keyed WebSocket connections")
 
   const conns = new Set<KConn>()
+  /** Open, welcomed feeds per account (user id). */
+  const perAccount = new Map<number, number>()
   const subscribers = new Map<string, Set<KConn>>()
   const waiters = new Set<Waiting>()
 
@@ -231,6 +237,9 @@ export const makeKeyedStream = Effect.gen(function* () {
         const owner = exit._tag === "Success" && exit.value._tag === "Some" ? exit.value.value : null
         if (owner === null) return close(c, STREAM_CLOSE.unauthorized, "invalid_api_key")
         if (!tierAtLeast(owner.tier, "whale")) return close(c, STREAM_CLOSE.tierRequired, "tier_required")
+        const held = perAccount.get(owner.userId) ?? 0
+        if (held >= config.streamMaxConnectionsPerAccount) return close(c, STREAM_CLOSE.tooManyConnections, "too_many_connections")
+        perAccount.set(owner.userId, held + 1)
         const queue = c.checking?.queue ?? []
         c.checking = null
         c.owner = owner
@@ -326,6 +335,11 @@ export const makeKeyedStream = Effect.gen(function* () {
         c.open = false
         c.ws = null
         conns.delete(c)
+        if (c.owner !== null) {
+          const held = (perAccount.get(c.owner.userId) ?? 1) - 1
+          if (held > 0) perAccount.set(c.owner.userId, held)
+          else perAccount.delete(c.owner.userId)
+        }
         for (const name of [...c.subs.keys()]) unsubscribe(c, name)
         for (const w of waiters) if (w.conn === c) waiters.delete(w)
         gauge.set({}, conns.size)
