@@ -10,7 +10,7 @@
  */
 import { TOPICS } from "../chain/LogTopics"
 import type { ChainBlock, RawLog } from "../chain/Types"
-import { isSwapTopic, swapsOf, topicAddress, WETH } from "./Swaps"
+import { isSwapTopic, swapsOf, TopicAddresses, WETH } from "./Swaps"
 import type { BlockActivity, Swap, TokenMove, TxActivity } from "./Types"
 
 /** CoW Protocol's GPv2Settlement (its `Trade(address indexed owner, …)` event names the order's owner). */
@@ -26,6 +26,9 @@ const inOrder = <T>(items: ReadonlyArray<T>, position: (item: T) => number): Rea
   return items
 }
 const NO_SWAPS: Array<Swap> = []
+// Module functions, not arrows written at the call: those were one closure per call (two per transaction).
+const txPosition = (tx: ChainBlock["transactions"][number]) => tx.transactionIndex
+const logPosition = (log: RawLog) => log.logIndex
 
 /** The first 32-byte word of a log's data, or undefined when it is not hex. */
 const firstWord = (data: string): bigint | undefined => {
@@ -36,18 +39,18 @@ const firstWord = (data: string): bigint | undefined => {
   }
 }
 
-const moveOf = (log: RawLog): TokenMove | undefined => {
+const moveOf = (log: RawLog, addresses: TopicAddresses): TokenMove | undefined => {
   const topic0 = log.topics[0]
   if (log.data.length < 66) return undefined
   if (topic0 === TOPICS.transfer && log.topics.length === 3) {
-    const from = topicAddress(log.topics[1])
-    const to = topicAddress(log.topics[2])
+    const from = addresses.of(log.topics[1])
+    const to = addresses.of(log.topics[2])
     const amount = firstWord(log.data)
     if (from === undefined || to === undefined || amount === undefined) return undefined
     return { token: log.address, from, to, amount, logIndex: log.logIndex }
   }
   if (log.address === WETH && log.topics.length === 2) {
-    const who = topicAddress(log.topics[1])
+    const who = addresses.of(log.topics[1])
     const amount = firstWord(log.data)
     if (who === undefined || amount === undefined) return undefined
     if (topic0 === TOPICS.wethDeposit) return { token: WETH, from: null, to: who, amount, logIndex: log.logIndex }
@@ -78,52 +81,59 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
   }
   const txs: Array<TxActivity> = []
   const emitters = new Set<string>()
-  for (const tx of inOrder(block.transactions, (t) => t.transactionIndex)) {
+  const addresses = new TopicAddresses()
+  for (const tx of inOrder(block.transactions, txPosition)) {
     if (tx.status === "reverted") continue
-    const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, (l) => l.logIndex)
+    const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, logPosition)
     const moves: Array<TokenMove> = []
     if (tx.value > 0n && tx.to !== null) moves.push({ token: WETH, from: tx.from, to: tx.to, amount: tx.value, logIndex: -1 })
     let orderOwners: Array<string> = NO_OWNERS
     let swapped = false
     for (const log of txLogs) {
       emitters.add(log.address)
-      const move = moveOf(log)
+      const move = moveOf(log, addresses)
       if (move !== undefined && move.amount > 0n && move.from !== move.to) moves.push(move)
       else if (!swapped && isSwapTopic(log.topics[0])) swapped = true
       if (log.address === COW_SETTLEMENT && log.topics[0] === TOPICS.cowTrade) {
-        const owner = topicAddress(log.topics[1])
+        const owner = addresses.of(log.topics[1])
         if (owner !== undefined) (orderOwners === NO_OWNERS ? (orderOwners = [owner]) : orderOwners.push(owner))
       }
     }
-    const swaps = swapped ? swapsOf({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to }, txLogs, moves) : NO_SWAPS
+    const swaps = swapped ? swapsOf({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to }, txLogs, moves, addresses) : NO_SWAPS
     txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, orderOwners })
   }
   return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs, emitters }
 }
 
 /** Whether the transaction swapped or moved a token (its own ETH value alone does not count). */
-export const movedTokens = (tx: TxActivity) => tx.swaps.length > 0 || tx.moves.some((m) => m.logIndex >= 0)
+export const movedTokens = (tx: TxActivity) => {
+  if (tx.swaps.length > 0) return true
+  // A loop, not `some` with an arrow: this runs for every transaction of every block, once per rule that asks.
+  for (const m of tx.moves) if (m.logIndex >= 0) return true
+  return false
+}
+
+const addParticipant = (out: Set<string>, a: string | null) => {
+  if (a !== null && a !== ZERO) out.add(a)
+}
 
 /** Every address that took part in a swap or a token movement in the block (see the header). */
 export const participants = (activity: BlockActivity): Set<string> => {
   const out = new Set<string>()
-  const add = (a: string | null) => {
-    if (a !== null && a !== ZERO) out.add(a)
-  }
   for (const tx of activity.txs) {
     if (!movedTokens(tx)) continue
-    add(tx.from)
-    if (tx.swaps.length > 0) add(tx.to)
+    addParticipant(out, tx.from)
+    if (tx.swaps.length > 0) addParticipant(out, tx.to)
     for (const m of tx.moves) {
-      add(m.from)
-      add(m.to)
+      addParticipant(out, m.from)
+      addParticipant(out, m.to)
     }
     for (const s of tx.swaps) {
-      add(s.pool)
-      add(s.payer)
-      add(s.recipient)
+      addParticipant(out, s.pool)
+      addParticipant(out, s.payer)
+      addParticipant(out, s.recipient)
     }
-    for (const o of tx.orderOwners) add(o)
+    for (const o of tx.orderOwners) addParticipant(out, o)
   }
   return out
 }
