@@ -99,7 +99,7 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
         if (owner !== undefined) (orderOwners === NO_OWNERS ? (orderOwners = [owner]) : orderOwners.push(owner))
       }
     }
-    const swaps = swapped ? swapsOf({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to }, txLogs, moves, addresses) : NO_SWAPS
+    const swaps = swapped ? swapsOf(tx, txLogs, moves, addresses) : NO_SWAPS
     txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, orderOwners })
   }
   return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs, emitters }

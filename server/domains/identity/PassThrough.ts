@@ -121,9 +121,11 @@ export const passThroughFindings = (
       }
     }
   }
-  const out: Array<Finding> = []
+  let out = NONE
   for (const l of ledgers) {
     if (l.first !== "in" || l.sent === 0 || (l.sentTo > 0 && l.sentToExchange === l.sentTo) || !keepsNothingButAFee(l)) continue
+    // A list only for the transactions that find one (most find none).
+    if (out === NONE) out = []
     out.push({
       address: l.address, class: "router", rule: "pass_through", confidence: 0.75, txHash: tx.hash, block,
       pool: tx.swaps[0]?.pool ?? null, counterpart: tx.from

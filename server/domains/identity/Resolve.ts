@@ -36,7 +36,8 @@ export interface ResolveInput {
   readonly correction?: CorrectionState | undefined
 }
 
-const txList = (e: Evidence) => e.txs.slice(0, 2).join(", ")
+/** The first two transactions, "a, b" (without a copy and a join: a sentence is written for every identity stored). */
+const txList = (e: Evidence) => (e.txs.length > 1 ? `${e.txs[0]}, ${e.txs[1]}` : e.txs.length === 1 ? e.txs[0]! : "")
 const times = (n: number) => (n === 1 ? "once" : `${n} times`)
 
 /** One sentence per piece of rule evidence. */
