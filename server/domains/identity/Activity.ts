@@ -10,7 +10,7 @@
  */
 import { TOPICS } from "../chain/LogTopics"
 import type { ChainBlock, RawLog } from "../chain/Types"
-import { isSwapTopic, smallHexWord, swapsOf, TopicAddresses, WETH } from "./Swaps"
+import { isSwapTopic, swapsOf, TopicAddresses, WETH } from "./Swaps"
 import type { BlockActivity, Swap, TokenMove, TxActivity } from "./Types"
 
 /** CoW Protocol's GPv2Settlement (its `Trade(address indexed owner, …)` event names the order's owner). */
@@ -32,8 +32,6 @@ const logPosition = (log: RawLog) => log.logIndex
 
 /** The first 32-byte word of a log's data, or undefined when it is not hex. */
 const firstWord = (data: string): bigint | undefined => {
-  const small = data.startsWith("0x") ? smallHexWord(data, 2) : undefined
-  if (small !== undefined) return small
   try {
     return BigInt(data.slice(0, 66))
   } catch {

@@ -46,36 +46,12 @@ export class TopicAddresses {
   }
 }
 
-/** A hex digit's value, or -1. */
-const hexDigit = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1)
-
-/**
- * The 32-byte word of hex digits at `start` of `data` when it fits in 52 bits (most amounts do), read in place;
- * undefined otherwise (then it is parsed as before). Parsing copied the word out first (and, past the first word,
- * prefixed it with "0x"): a copy or two and a concatenation per amount, about a tenth of a block's garbage.
- */
-export const smallHexWord = (data: string, start: number): bigint | undefined => {
-  const end = start + 64
-  let i = start
-  while (i < end && data.charCodeAt(i) === 48) i++
-  if (end - i > 13) return undefined
-  let value = 0
-  for (; i < end; i++) {
-    const digit = hexDigit(data.charCodeAt(i))
-    if (digit < 0) return undefined
-    value = value * 16 + digit
-  }
-  return BigInt(value)
-}
-
 /** The n-th 32-byte word of `data`, unsigned; undefined when the data is shorter. */
 const ZERO_WORD = "0".repeat(64)
 const word = (data: string, n: number): bigint | undefined => {
   const start = 2 + n * 64
   if (data.length < start + 64) return undefined
   if (data.startsWith(ZERO_WORD, start)) return 0n
-  const small = smallHexWord(data, start)
-  if (small !== undefined) return small
   try {
     return BigInt(`0x${data.slice(start, start + 64)}`)
   } catch {
@@ -162,21 +138,14 @@ export const swapsOf = (
   logs: ReadonlyArray<RawLog>, moves: ReadonlyArray<TokenMove>, addresses: TopicAddresses = new TopicAddresses()
 ): Array<Swap> => {
   const swaps: Array<Swap> = []
-  // Each holder's previous swap event in the transaction: a transaction has a handful of pools (arrays beat a map
-  // a transaction here).
-  const holders: Array<string> = []
-  const lastEvent: Array<number> = []
+  const previous = new Map<string, number>()
   for (const log of logs) {
     const protocol = PROTOCOL_OF.get(log.topics[0] ?? "")
     if (protocol === undefined) continue
     const event = readEvent(log, protocol, addresses)
     if (event === undefined) continue
-    const seen = holders.indexOf(event.holder)
-    const after = seen < 0 ? -1 : lastEvent[seen]!
-    if (seen < 0) {
-      holders.push(event.holder)
-      lastEvent.push(log.logIndex)
-    } else lastEvent[seen] = log.logIndex
+    const after = previous.get(event.holder) ?? -1
+    previous.set(event.holder, log.logIndex)
     const { into, outOf } = around(moves, event.holder, after, log.logIndex, event)
     const nativeSide = protocol === "curve" ? WETH : undefined
     const tokenIn = event.tokenIn ?? into?.token ?? nativeSide
