@@ -10,7 +10,7 @@
  */
 import { TOPICS } from "../chain/LogTopics"
 import type { ChainBlock, RawLog } from "../chain/Types"
-import { isSwapTopic, swapsOf, TopicAddresses, WETH } from "./Swaps"
+import { isSwapTopic, swapsOf, topicAddress, WETH } from "./Swaps"
 import type { BlockActivity, Swap, TokenMove, TxActivity } from "./Types"
 
 /** CoW Protocol's GPv2Settlement (its `Trade(address indexed owner, …)` event names the order's owner). */
@@ -39,18 +39,18 @@ const firstWord = (data: string): bigint | undefined => {
   }
 }
 
-const moveOf = (log: RawLog, addresses: TopicAddresses): TokenMove | undefined => {
+const moveOf = (log: RawLog): TokenMove | undefined => {
   const topic0 = log.topics[0]
   if (log.data.length < 66) return undefined
   if (topic0 === TOPICS.transfer && log.topics.length === 3) {
-    const from = addresses.of(log.topics[1])
-    const to = addresses.of(log.topics[2])
+    const from = topicAddress(log.topics[1])
+    const to = topicAddress(log.topics[2])
     const amount = firstWord(log.data)
     if (from === undefined || to === undefined || amount === undefined) return undefined
     return { token: log.address, from, to, amount, logIndex: log.logIndex }
   }
   if (log.address === WETH && log.topics.length === 2) {
-    const who = addresses.of(log.topics[1])
+    const who = topicAddress(log.topics[1])
     const amount = firstWord(log.data)
     if (who === undefined || amount === undefined) return undefined
     if (topic0 === TOPICS.wethDeposit) return { token: WETH, from: null, to: who, amount, logIndex: log.logIndex }
@@ -81,7 +81,6 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
   }
   const txs: Array<TxActivity> = []
   const emitters = new Set<string>()
-  const addresses = new TopicAddresses()
   for (const tx of inOrder(block.transactions, txPosition)) {
     if (tx.status === "reverted") continue
     const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, logPosition)
@@ -91,15 +90,15 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
     let swapped = false
     for (const log of txLogs) {
       emitters.add(log.address)
-      const move = moveOf(log, addresses)
+      const move = moveOf(log)
       if (move !== undefined && move.amount > 0n && move.from !== move.to) moves.push(move)
       else if (!swapped && isSwapTopic(log.topics[0])) swapped = true
       if (log.address === COW_SETTLEMENT && log.topics[0] === TOPICS.cowTrade) {
-        const owner = addresses.of(log.topics[1])
+        const owner = topicAddress(log.topics[1])
         if (owner !== undefined) (orderOwners === NO_OWNERS ? (orderOwners = [owner]) : orderOwners.push(owner))
       }
     }
-    const swaps = swapped ? swapsOf(tx, txLogs, moves, addresses) : NO_SWAPS
+    const swaps = swapped ? swapsOf(tx, txLogs, moves) : NO_SWAPS
     txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, orderOwners })
   }
   return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs, emitters }
@@ -113,27 +112,26 @@ export const movedTokens = (tx: TxActivity) => {
   return false
 }
 
-const addParticipant = (out: Set<string>, a: string | null) => {
-  if (a !== null && a !== ZERO) out.add(a)
-}
-
 /** Every address that took part in a swap or a token movement in the block (see the header). */
 export const participants = (activity: BlockActivity): Set<string> => {
   const out = new Set<string>()
+  const add = (a: string | null) => {
+    if (a !== null && a !== ZERO) out.add(a)
+  }
   for (const tx of activity.txs) {
     if (!movedTokens(tx)) continue
-    addParticipant(out, tx.from)
-    if (tx.swaps.length > 0) addParticipant(out, tx.to)
+    add(tx.from)
+    if (tx.swaps.length > 0) add(tx.to)
     for (const m of tx.moves) {
-      addParticipant(out, m.from)
-      addParticipant(out, m.to)
+      add(m.from)
+      add(m.to)
     }
     for (const s of tx.swaps) {
-      addParticipant(out, s.pool)
-      addParticipant(out, s.payer)
-      addParticipant(out, s.recipient)
+      add(s.pool)
+      add(s.payer)
+      add(s.recipient)
     }
-    for (const o of tx.orderOwners) addParticipant(out, o)
+    for (const o of tx.orderOwners) add(o)
   }
   return out
 }

@@ -28,24 +28,6 @@ const PADDING = "0x000000000000000000000000"
 export const topicAddress = (topic: string | undefined): string | undefined =>
   topic !== undefined && topic.length === 66 && topic.startsWith(PADDING) ? `0x${topic.slice(26)}` : undefined
 
-/**
- * The addresses of a block's topics, one string per address: a worst-case block names ~3,500 addresses in ~15,000
- * topics, and building each anew (a slice, a concatenation, then its flat copy when first hashed) was a large share
- * of the block's garbage; one shared string is also hashed once for every map and set the engine puts it in.
- */
-export class TopicAddresses {
-  readonly #byTopic = new Map<string, string>()
-  /** As `topicAddress`. */
-  of(topic: string | undefined): string | undefined {
-    if (topic === undefined) return undefined
-    const known = this.#byTopic.get(topic)
-    if (known !== undefined) return known
-    const address = topicAddress(topic)
-    if (address !== undefined) this.#byTopic.set(topic, address)
-    return address
-  }
-}
-
 /** The n-th 32-byte word of `data`, unsigned; undefined when the data is shorter. */
 const ZERO_WORD = "0".repeat(64)
 const word = (data: string, n: number): bigint | undefined => {
@@ -73,21 +55,21 @@ interface EventSide {
   readonly holder: string
 }
 
-const readEvent = (log: RawLog, protocol: SwapProtocol, addresses: TopicAddresses): EventSide | undefined => {
-  const sender = addresses.of(log.topics[1])
+const readEvent = (log: RawLog, protocol: SwapProtocol): EventSide | undefined => {
+  const sender = topicAddress(log.topics[1])
   if (protocol === "uniswap_v2") {
     // amount0In, amount1In, amount0Out, amount1Out: one of each pair is the swap's (the other, zero, is not parsed).
     const a0In = word(log.data, 0)
     const amountIn = a0In === 0n ? word(log.data, 1) : a0In
     const a0Out = word(log.data, 2)
     const amountOut = a0Out === 0n ? word(log.data, 3) : a0Out
-    const to = addresses.of(log.topics[2])
+    const to = topicAddress(log.topics[2])
     if (sender === undefined || to === undefined || amountIn === undefined || amountOut === undefined || log.data.length < 258) return undefined
     return { amountIn, amountOut, sender, recipient: to, pool: log.address, holder: log.address }
   }
   if (protocol === "uniswap_v3") {
     const [r0, r1] = [word(log.data, 0), word(log.data, 1)]
-    const recipient = addresses.of(log.topics[2])
+    const recipient = topicAddress(log.topics[2])
     if (sender === undefined || recipient === undefined || r0 === undefined || r1 === undefined) return undefined
     const [a0, a1] = [signed(r0), signed(r1)]
     const amountIn = a0 > 0n ? a0 : a1
@@ -100,7 +82,7 @@ const readEvent = (log: RawLog, protocol: SwapProtocol, addresses: TopicAddresse
     return { amountIn: sold, amountOut: bought, sender, recipient: null, pool: log.address, holder: log.address }
   }
   const pool = log.topics[1]?.slice(0, 42)
-  const [tokenIn, tokenOut] = [addresses.of(log.topics[2]), addresses.of(log.topics[3])]
+  const [tokenIn, tokenOut] = [topicAddress(log.topics[2]), topicAddress(log.topics[3])]
   const [amountIn, amountOut] = [word(log.data, 0), word(log.data, 1)]
   if (pool === undefined || tokenIn === undefined || tokenOut === undefined || amountIn === undefined || amountOut === undefined) return undefined
   return { amountIn, amountOut, sender: log.address, recipient: null, tokenIn, tokenOut, pool, holder: log.address }
@@ -131,18 +113,18 @@ const around = (moves: ReadonlyArray<TokenMove>, holder: string, after: number, 
 
 /**
  * The swaps of one transaction, in log order. `moves` are the transaction's token movements (Activity.ts); `logs`
- * its logs in order; `addresses` the block's topic addresses (Activity.ts shares one per block).
+ * its logs in order.
  */
 export const swapsOf = (
   tx: { readonly hash: string; readonly transactionIndex: number; readonly from: string; readonly to: string | null },
-  logs: ReadonlyArray<RawLog>, moves: ReadonlyArray<TokenMove>, addresses: TopicAddresses = new TopicAddresses()
+  logs: ReadonlyArray<RawLog>, moves: ReadonlyArray<TokenMove>
 ): Array<Swap> => {
   const swaps: Array<Swap> = []
   const previous = new Map<string, number>()
   for (const log of logs) {
     const protocol = PROTOCOL_OF.get(log.topics[0] ?? "")
     if (protocol === undefined) continue
-    const event = readEvent(log, protocol, addresses)
+    const event = readEvent(log, protocol)
     if (event === undefined) continue
     const after = previous.get(event.holder) ?? -1
     previous.set(event.holder, log.logIndex)
