@@ -84,10 +84,13 @@ const eligible = (tx: TxActivity, a: string | null, ctx: PassThroughContext, exc
   return !excluded(a) && !ctx.isExchange(a)
 }
 
+/** The flows of an address whose first movement was an outflow: never counted (it is no router), never written. */
+const UNCOUNTED: Array<Flow> = Object.freeze([]) as unknown as Array<Flow>
+
 /** The ledger of `address` in the transaction's list (a module function: no closure a transaction). */
 const ledgerOf = (ledgers: Array<Ledger>, address: string, first: "in" | "out") => {
   for (const l of ledgers) if (l.address === address) return l
-  const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: [] }
+  const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: first === "in" ? [] : UNCOUNTED }
   ledgers.push(l)
   return l
 }
@@ -101,23 +104,29 @@ export const passThroughFindings = (
   const ledgers: Array<Ledger> = []
   for (const m of tx.moves) {
     const amount = Number(m.amount)
+    // An address whose first movement is an outflow is remembered (so that it never counts as a router in this
+    // transaction), and nothing more is counted for it: no flows a searcher's or a user's contract.
     if (eligible(tx, m.to, ctx, excluded)) {
       const l = ledgerOf(ledgers, m.to, "in")
-      if (m.logIndex < 0) l.unwrappedValue += amount
-      if (m.from === null && l.unwrappedValue > 0) {
-        // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
-        const converted = Math.min(amount, l.unwrappedValue)
-        l.unwrappedValue -= converted
-        flowIn(l.flows, m.token).inflow += amount - converted
-      } else flowIn(l.flows, m.token).inflow += amount
+      if (l.first === "in") {
+        if (m.logIndex < 0) l.unwrappedValue += amount
+        if (m.from === null && l.unwrappedValue > 0) {
+          // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
+          const converted = Math.min(amount, l.unwrappedValue)
+          l.unwrappedValue -= converted
+          flowIn(l.flows, m.token).inflow += amount - converted
+        } else flowIn(l.flows, m.token).inflow += amount
+      }
     }
     if (eligible(tx, m.from, ctx, excluded)) {
       const l = ledgerOf(ledgers, m.from, "out")
-      flowIn(l.flows, m.token).outflow += amount
-      l.sent++
-      if (m.to !== null) {
-        l.sentTo++
-        if (ctx.isExchange(m.to)) l.sentToExchange++
+      if (l.first === "in") {
+        flowIn(l.flows, m.token).outflow += amount
+        l.sent++
+        if (m.to !== null) {
+          l.sentTo++
+          if (ctx.isExchange(m.to)) l.sentToExchange++
+        }
       }
     }
   }
