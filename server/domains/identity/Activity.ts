@@ -26,6 +26,9 @@ const inOrder = <T>(items: ReadonlyArray<T>, position: (item: T) => number): Rea
   return items
 }
 const NO_SWAPS: Array<Swap> = []
+// Module functions, not arrows written at the call: those were one closure per call (two per transaction).
+const txPosition = (tx: ChainBlock["transactions"][number]) => tx.transactionIndex
+const logPosition = (log: RawLog) => log.logIndex
 
 /** The first 32-byte word of a log's data, or undefined when it is not hex. */
 const firstWord = (data: string): bigint | undefined => {
@@ -78,9 +81,9 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
   }
   const txs: Array<TxActivity> = []
   const emitters = new Set<string>()
-  for (const tx of inOrder(block.transactions, (t) => t.transactionIndex)) {
+  for (const tx of inOrder(block.transactions, txPosition)) {
     if (tx.status === "reverted") continue
-    const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, (l) => l.logIndex)
+    const txLogs = inOrder(byTx.get(tx.hash) ?? NO_LOGS, logPosition)
     const moves: Array<TokenMove> = []
     if (tx.value > 0n && tx.to !== null) moves.push({ token: WETH, from: tx.from, to: tx.to, amount: tx.value, logIndex: -1 })
     let orderOwners: Array<string> = NO_OWNERS
@@ -95,14 +98,19 @@ export const readActivity = (block: ChainBlock, logs: ReadonlyArray<RawLog>): Bl
         if (owner !== undefined) (orderOwners === NO_OWNERS ? (orderOwners = [owner]) : orderOwners.push(owner))
       }
     }
-    const swaps = swapped ? swapsOf({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to }, txLogs, moves) : NO_SWAPS
+    const swaps = swapped ? swapsOf(tx, txLogs, moves) : NO_SWAPS
     txs.push({ hash: tx.hash, index: tx.transactionIndex, from: tx.from, to: tx.to, value: tx.value, moves, swaps, orderOwners })
   }
   return { number: block.number, hash: block.hash, timestamp: block.timestamp, txs, emitters }
 }
 
 /** Whether the transaction swapped or moved a token (its own ETH value alone does not count). */
-export const movedTokens = (tx: TxActivity) => tx.swaps.length > 0 || tx.moves.some((m) => m.logIndex >= 0)
+export const movedTokens = (tx: TxActivity) => {
+  if (tx.swaps.length > 0) return true
+  // A loop, not `some` with an arrow: this runs for every transaction of every block, once per rule that asks.
+  for (const m of tx.moves) if (m.logIndex >= 0) return true
+  return false
+}
 
 /** Every address that took part in a swap or a token movement in the block (see the header). */
 export const participants = (activity: BlockActivity): Set<string> => {

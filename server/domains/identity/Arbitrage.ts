@@ -24,10 +24,13 @@ export interface Arbitrage {
 const follows = (prev: Swap, next: Swap) =>
   next.tokenIn === prev.tokenOut && (prev.recipient === next.pool || prev.recipient === next.payer || prev.pool === next.payer)
 
+const NONE: ReadonlyArray<Arbitrage> = []
+
 /** The profitable cycles of one transaction's swaps (each swap in at most one). */
-export const findArbitrages = (tx: TxActivity, isRouter: (address: string) => boolean): Array<Arbitrage> => {
+export const findArbitrages = (tx: TxActivity, isRouter: (address: string) => boolean): ReadonlyArray<Arbitrage> => {
   const swaps = tx.swaps
-  if (swaps.length < 2) return []
+  // Most transactions of a block swap once or not at all: no arrays for them.
+  if (swaps.length < 2) return NONE
   const pools = new Set(swaps.map((s) => s.pool))
   const used = new Set<Swap>()
   const found: Array<Arbitrage> = []

@@ -56,24 +56,24 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 /** Rules rare enough that every finding is stored at once. */
 const RARE = new Set<Evidence["rule"]>(["sandwich", "arbitrage", "exchange_sweep", "settlement_solver"])
 
-/**
- * Folds a finding into an address's evidence (in place: a busy router takes hundreds of findings a block): the
- * evidence and whether the change is material (new, another confidence, or a rare rule); null when the transaction
- * was counted already. Each rule gives one class, so evidence is found by its rule.
- */
-const fold = (list: Array<Evidence>, f: Finding): { evidence: Evidence; material: boolean } | null => {
+/** The evidence of `list` the finding adds to (each rule gives one class, so evidence is found by its rule). */
+const evidenceFor = (list: ReadonlyArray<Evidence>, f: Finding): Mutable<Evidence> | undefined => {
   let e: Mutable<Evidence> | undefined
   for (const x of list) if (x.rule === f.rule && x.class === f.class) e = x
-  if (e === undefined) {
-    const created: Evidence = {
-      class: f.class, rule: f.rule, confidence: f.confidence, hits: 1,
-      txs: f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs], pool: f.pool ?? null,
-      counterpart: f.counterpart ?? null, exchange: f.exchange ?? null, firstBlock: f.block, lastBlock: f.block
-    }
-    list.push(created)
-    return { evidence: created, material: true }
-  }
-  if (e.txs.includes(f.txHash)) return null
+  return e
+}
+
+const evidenceOf = (f: Finding): Evidence => ({
+  class: f.class, rule: f.rule, confidence: f.confidence, hits: 1,
+  txs: f.relatedTxs === undefined ? [f.txHash] : [f.txHash, ...f.relatedTxs], pool: f.pool ?? null,
+  counterpart: f.counterpart ?? null, exchange: f.exchange ?? null, firstBlock: f.block, lastBlock: f.block
+})
+
+/**
+ * Folds a finding of a transaction not counted yet into its evidence, in place (a busy router takes hundreds of
+ * findings a block): whether the change is material (another confidence, or a rare rule).
+ */
+const fold = (e: Mutable<Evidence>, f: Finding): boolean => {
   const confidence = Math.min(RULE_CAP[f.rule], Math.round((Math.max(e.confidence, f.confidence) + 0.05) * 100) / 100)
   const material = confidence !== e.confidence || RARE.has(f.rule)
   // The five latest transactions, newest first (in place: no array a finding).
@@ -88,7 +88,7 @@ const fold = (list: Array<Evidence>, f: Finding): { evidence: Evidence; material
   if (f.exchange != null) e.exchange = f.exchange
   if (f.block < e.firstBlock) e.firstBlock = f.block
   if (f.block > e.lastBlock) e.lastBlock = f.block
-  return { evidence: e, material }
+  return material
 }
 
 export class IdentityBook {
@@ -172,27 +172,36 @@ export class IdentityBook {
    */
   observe(activity: BlockActivity, met: ReadonlySet<string> = participants(activity)): Observed {
     const block = activity.number
-    const states: Array<readonly [string, AddressState]> = []
+    // Two lists side by side, not an [address, state] pair per address met.
+    const addresses: Array<string> = []
+    const states: Array<AddressState> = []
     for (const a of met) {
       const s = this.state(a) ?? this.put(a, emptyState())
       if (s.kind === null && activity.emitters.has(a)) s.kind = CONTRACT
-      states.push([a, s])
+      addresses.push(a)
+      states.push(s)
     }
     const found = runRules(activity, this)
-    // One row per address, class and rule, however many of the block's transactions added to it.
-    const evidence = new Map<string, { address: string; evidence: Evidence }>()
+    // One row per address and rule, however many of the block's transactions added to it: keyed by the evidence
+    // itself (an address has one per rule), not by a string built per finding.
+    const evidence = new Map<Evidence, { address: string; evidence: Evidence }>()
     for (const f of found.findings) {
       const s = this.#states.get(f.address) ?? this.put(f.address, emptyState())
-      const folded = fold(s.evidence, f)
-      if (folded === null) continue
-      if (folded.material) {
-        evidence.set(`${f.address}:${f.rule}`, { address: f.address, evidence: folded.evidence })
+      let e = evidenceFor(s.evidence, f)
+      let material = true
+      if (e === undefined) s.evidence.push((e = evidenceOf(f)))
+      else if (e.txs.includes(f.txHash)) continue
+      else material = fold(e, f)
+      if (material) {
+        evidence.set(e, { address: f.address, evidence: e })
         s.changedIn = block
         s.dirty.delete(f.rule)
       } else s.dirty.add(f.rule)
     }
     const identities: Array<{ state: AddressState; identity: Identity; previous: Identity | null }> = []
-    for (const [address, s] of states) {
+    for (let i = 0; i < states.length; i++) {
+      const address = addresses[i]!
+      const s = states[i]!
       s.firstBlock ??= block
       s.lastBlock = Math.max(s.lastBlock ?? block, block)
       const previous = s.identity
@@ -208,11 +217,11 @@ export class IdentityBook {
       // The evidence kept in memory only goes with the identity.
       for (const rule of s.dirty) {
         const e = s.evidence.find((x) => x.rule === rule)
-        if (e !== undefined) evidence.set(`${address}:${rule}`, { address, evidence: e })
+        if (e !== undefined) evidence.set(e, { address, evidence: e })
       }
       s.dirty.clear()
     }
-    return { ...found, met: [...met], evidence: [...evidence.values()], identities }
+    return { ...found, met: addresses, evidence: [...evidence.values()], identities }
   }
 }
 

@@ -52,6 +52,30 @@ export const changesOf = (observed: Observed, block: number): BlockChanges => {
   }
 }
 
+/**
+ * Of the block's addresses, the first `most` whose kind is unknown and that did not log (those are contracts).
+ * A module function, not a loop in the generator below: a generator's loops run unoptimized, and this one visits
+ * every address of the block.
+ */
+const unknownKinds = (book: IdentityBook, met: ReadonlySet<string>, emitters: ReadonlySet<string>, most: number): Array<string> => {
+  const unknown: Array<string> = []
+  for (const a of met) {
+    if (unknown.length >= most) break
+    if (!emitters.has(a) && book.state(a)?.kind === null) unknown.push(a)
+  }
+  return unknown
+}
+
+/** Puts the addresses not in memory into the book: as stored, or empty. (A module function: see above.) */
+const hydrate = (book: IdentityBook, missing: ReadonlyArray<string>, stored: ReadonlyMap<string, AddressState>) => {
+  for (const a of missing) book.put(a, stored.get(a) ?? emptyState())
+}
+
+/** Handed over (or, in a dry run, nowhere to go): not due again for a while. */
+const markStored = (observed: Observed) => {
+  for (const { state } of observed.identities) state.storedBlock = state.lastBlock
+}
+
 export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: ReadonlyArray<RawLog>) =>
   Effect.gen(function* () {
     const { book } = deps
@@ -60,16 +84,11 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
     const missing = book.missing(met)
     if (missing.length > 0) {
       const stored = deps.load === undefined ? new Map<string, AddressState>() : yield* deps.load(missing)
-      for (const a of missing) book.put(a, stored.get(a) ?? emptyState())
+      hydrate(book, missing, stored)
     }
     const getCodes = deps.getCodes
     if (getCodes !== undefined) {
-      const unknown: Array<string> = []
-      const most = deps.maxCodeReads ?? 200
-      for (const a of met) {
-        if (unknown.length >= most) break
-        if (!activity.emitters.has(a) && book.state(a)?.kind === null) unknown.push(a)
-      }
+      const unknown = unknownKinds(book, met, activity.emitters, deps.maxCodeReads ?? 200)
       if (unknown.length > 0) {
         const codes = yield* getCodes(unknown).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<string | null>))
         codes.forEach((code, i) => code !== null && book.setKind(unknown[i]!, kindOfCode(code)))
@@ -78,7 +97,6 @@ export const observeBlock = (deps: EngineDeps, block: ChainBlock, logs: Readonly
     const observed = book.observe(activity, met)
     const changes = changesOf(observed, block.number)
     if (deps.store !== undefined && (changes.evidence.length > 0 || changes.identities.length > 0)) yield* deps.store(changes)
-    // Handed over (or, in a dry run, nowhere to go): not due again for a while.
-    for (const { state } of observed.identities) state.storedBlock = state.lastBlock
+    markStored(observed)
     return { activity, observed, changes }
   })

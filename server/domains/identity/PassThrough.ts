@@ -84,10 +84,13 @@ const eligible = (tx: TxActivity, a: string | null, ctx: PassThroughContext, exc
   return !excluded(a) && !ctx.isExchange(a)
 }
 
+/** The flows of an address whose first movement was an outflow: never counted (it is no router), never written. */
+const UNCOUNTED: Array<Flow> = Object.freeze([]) as unknown as Array<Flow>
+
 /** The ledger of `address` in the transaction's list (a module function: no closure a transaction). */
 const ledgerOf = (ledgers: Array<Ledger>, address: string, first: "in" | "out") => {
   for (const l of ledgers) if (l.address === address) return l
-  const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: [] }
+  const l: Ledger = { address, first, unwrappedValue: 0, sent: 0, sentTo: 0, sentToExchange: 0, flows: first === "in" ? [] : UNCOUNTED }
   ledgers.push(l)
   return l
 }
@@ -101,29 +104,37 @@ export const passThroughFindings = (
   const ledgers: Array<Ledger> = []
   for (const m of tx.moves) {
     const amount = Number(m.amount)
+    // An address whose first movement is an outflow is remembered (so that it never counts as a router in this
+    // transaction), and nothing more is counted for it: no flows a searcher's or a user's contract.
     if (eligible(tx, m.to, ctx, excluded)) {
       const l = ledgerOf(ledgers, m.to, "in")
-      if (m.logIndex < 0) l.unwrappedValue += amount
-      if (m.from === null && l.unwrappedValue > 0) {
-        // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
-        const converted = Math.min(amount, l.unwrappedValue)
-        l.unwrappedValue -= converted
-        flowIn(l.flows, m.token).inflow += amount - converted
-      } else flowIn(l.flows, m.token).inflow += amount
+      if (l.first === "in") {
+        if (m.logIndex < 0) l.unwrappedValue += amount
+        if (m.from === null && l.unwrappedValue > 0) {
+          // Wrapping the transaction's own ETH value converts it; it is not a second inflow.
+          const converted = Math.min(amount, l.unwrappedValue)
+          l.unwrappedValue -= converted
+          flowIn(l.flows, m.token).inflow += amount - converted
+        } else flowIn(l.flows, m.token).inflow += amount
+      }
     }
     if (eligible(tx, m.from, ctx, excluded)) {
       const l = ledgerOf(ledgers, m.from, "out")
-      flowIn(l.flows, m.token).outflow += amount
-      l.sent++
-      if (m.to !== null) {
-        l.sentTo++
-        if (ctx.isExchange(m.to)) l.sentToExchange++
+      if (l.first === "in") {
+        flowIn(l.flows, m.token).outflow += amount
+        l.sent++
+        if (m.to !== null) {
+          l.sentTo++
+          if (ctx.isExchange(m.to)) l.sentToExchange++
+        }
       }
     }
   }
-  const out: Array<Finding> = []
+  let out = NONE
   for (const l of ledgers) {
     if (l.first !== "in" || l.sent === 0 || (l.sentTo > 0 && l.sentToExchange === l.sentTo) || !keepsNothingButAFee(l)) continue
+    // A list only for the transactions that find one (most find none).
+    if (out === NONE) out = []
     out.push({
       address: l.address, class: "router", rule: "pass_through", confidence: 0.75, txHash: tx.hash, block,
       pool: tx.swaps[0]?.pool ?? null, counterpart: tx.from

@@ -36,7 +36,8 @@ export interface ResolveInput {
   readonly correction?: CorrectionState | undefined
 }
 
-const txList = (e: Evidence) => e.txs.slice(0, 2).join(", ")
+/** The first two transactions, "a, b" (without a copy and a join: a sentence is written for every identity stored). */
+const txList = (e: Evidence) => (e.txs.length > 1 ? `${e.txs[0]}, ${e.txs[1]}` : e.txs.length === 1 ? e.txs[0]! : "")
 const times = (n: number) => (n === 1 ? "once" : `${n} times`)
 
 /** One sentence per piece of rule evidence. */
@@ -85,19 +86,38 @@ export const replayCorrections = (log: ReadonlyArray<Correction>): CorrectionSta
 /** How much a piece of evidence counts: a sweep into an exchange less (−0.3) for an address that swapped on its own. */
 const weight = (e: Evidence, traded: boolean) => (e.rule === "exchange_sweep" && traded ? Math.max(0, e.confidence - 0.3) : e.confidence)
 
-type Chosen =
-  | { readonly by: "operator" | "label" | "seed"; readonly class: WalletClass; readonly confidence: number; readonly exchange: string | null }
-  | { readonly by: "rule"; readonly class: WalletClass; readonly confidence: number; readonly exchange: string | null; readonly evidence: Evidence }
-
 const SOURCE_OF = { operator: "operator", label: "label_file", seed: "seed", rule: "rule" } as const
+type ChosenBy = keyof typeof SOURCE_OF
 
 // Module-level helpers, not closures per call: the engine resolves thousands of addresses a block, and under tsx
 // (esbuild's keepNames) every named closure is also a defineProperty call.
 const allowedBy = (vetoed: ReadonlyArray<WalletClass> | undefined, c: WalletClass) => vetoed === undefined || !vetoed.includes(c)
-const byRule = (e: Evidence, traded: boolean): Chosen => ({ by: "rule", class: e.class, confidence: weight(e, traded), exchange: e.exchange, evidence: e })
+const addReason = (reasons: Array<string>, r: string) => void (reasons.includes(r) || reasons.push(r))
 
-/** The reasons of an identity resolved without them (never written to: `add` runs only when explaining). */
+/** The reasons of an identity resolved without them (never written to: reasons are only added when explaining). */
 const NO_REASONS: Array<string> = Object.freeze([]) as unknown as Array<string>
+
+/** The sentences behind an identity, what decided first (`resolveIdentity` with `explain`). */
+const reasonsOf = (
+  input: ResolveInput, by: ChosenBy | undefined, decisive: Evidence | undefined, fact: IdentityLabel | undefined,
+  labelled: boolean, seeded: boolean, traded: boolean
+): Array<string> => {
+  const { correction, label, tracked } = input
+  const vetoed = correction?.vetoed
+  const reasons: Array<string> = []
+  if (by === "operator") addReason(reasons, correction?.reasons.at(-1) ?? "set by an operator")
+  if (decisive !== undefined) addReason(reasons, reasonOf(decisive))
+  if (labelled) addReason(reasons, `labelled "${fact!.name}" in ${fact!.file}`)
+  if (seeded) addReason(reasons, `tracked wallet "${tracked!.label}" (${tracked!.source})`)
+  const rules = input.evidence.filter((e) => allowedBy(vetoed, e.class)).sort((a, b) => weight(b, traded) - weight(a, traded))
+  // The decisive evidence's sentence is in already (building it again only to find it there was garbage).
+  for (const e of rules) if (e !== decisive) addReason(reasons, reasonOf(e))
+  if (label?.doubt === true) addReason(reasons, `doubtful label "${label.name}" in ${label.file}: not used`)
+  if (fact !== undefined && !allowedBy(vetoed, fact.class)) addReason(reasons, `label "${fact.name}" says ${fact.class}, which an operator ruled out`)
+  for (const r of correction?.reasons ?? []) addReason(reasons, r)
+  if (input.kind?.delegate != null) addReason(reasons, `EIP-7702: delegates its code to ${input.kind.delegate}`)
+  return reasons
+}
 
 /**
  * The identity of an address. `explain: false` leaves `reasons` empty: deciding costs little (one pass over the
@@ -119,46 +139,59 @@ export const resolveIdentity = (input: ResolveInput, explain = true): Identity =
   }
   const labelled = fact !== undefined && allowedBy(vetoed, fact.class)
   const seeded = tracked !== undefined && tracked.source !== "custom" && allowedBy(vetoed, "whale")
-  const chosen: Chosen | undefined =
-    correction?.class != null ? { by: "operator", class: correction.class, confidence: 1, exchange: correction.exchange }
-    : labelled ? { by: "label", class: fact.class, confidence: 0.95, exchange: fact.exchange }
-    : strong !== undefined ? byRule(strong, traded)
-    : seeded ? { by: "seed", class: "whale", confidence: 0.9, exchange: null }
-    : top !== undefined ? byRule(top, traded)
-    : undefined
-
-  // Undecided without reasons (most addresses of a block): one shared empty list, not two new arrays per identity.
-  const reasons: Array<string> = explain ? [] : NO_REASONS
-  if (explain) {
-    const allowed = (c: WalletClass) => allowedBy(vetoed, c)
-    const add = (r: string) => void (reasons.includes(r) || reasons.push(r))
-    const labelReason = () => `labelled "${fact!.name}" in ${fact!.file}`
-    const seedReason = () => `tracked wallet "${tracked!.label}" (${tracked!.source})`
-    if (chosen?.by === "operator") add(correction?.reasons.at(-1) ?? "set by an operator")
-    if (chosen?.by === "rule") add(reasonOf(chosen.evidence))
-    if (labelled) add(labelReason())
-    if (seeded) add(seedReason())
-    const rules = input.evidence.filter((e) => allowed(e.class)).sort((a, b) => weight(b, traded) - weight(a, traded))
-    for (const e of rules) add(reasonOf(e))
-    if (label?.doubt === true) add(`doubtful label "${label.name}" in ${label.file}: not used`)
-    if (fact !== undefined && !allowed(fact.class)) add(`label "${fact.name}" says ${fact.class}, which an operator ruled out`)
-    for (const r of correction?.reasons ?? []) add(r)
-    if (input.kind?.delegate != null) add(`EIP-7702: delegates its code to ${input.kind.delegate}`)
+  // The choice, by precedence (see the header), in locals: every block resolves thousands of addresses, and an
+  // object per choice (and per label shown) was garbage of each.
+  let by: ChosenBy | undefined
+  let chosenClass: WalletClass = "unknown"
+  let confidence = 0
+  let chosenExchange: string | null = null
+  let decisive: Evidence | undefined
+  if (correction?.class != null) {
+    by = "operator"
+    chosenClass = correction.class
+    confidence = 1
+    chosenExchange = correction.exchange
+  } else if (labelled) {
+    by = "label"
+    chosenClass = fact.class
+    confidence = 0.95
+    chosenExchange = fact.exchange
+  } else if (strong !== undefined || (!seeded && top !== undefined)) {
+    // Strong evidence outranks a tracked wallet; the strongest remaining evidence does not.
+    decisive = strong ?? top!
+    by = "rule"
+    chosenClass = decisive.class
+    confidence = weight(decisive, traded)
+    chosenExchange = decisive.exchange
+  } else if (seeded) {
+    by = "seed"
+    chosenClass = "whale"
+    confidence = 0.9
   }
 
-  const klass = chosen?.class ?? "unknown"
-  const exchange = klass === "exchange" ? chosen?.exchange ?? null : null
-  const shown = correction?.label != null
-    ? { label: correction.label, source: "operator" as const }
-    : correction?.labelHidden === true ? null
-    : fact !== undefined ? { label: fact.name, source: "label_file" as const }
-    : tracked !== undefined && tracked.source !== "custom" ? { label: tracked.label, source: "seed" as const }
-    : klass === "exchange" && chosen?.by === "rule" && exchange !== null ? { label: `${exchange} deposit address`, source: "rule" as const }
-    : null
+  const reasons = explain ? reasonsOf(input, by, decisive, fact, labelled, seeded, traded) : NO_REASONS
+  const exchange = chosenClass === "exchange" ? chosenExchange : null
+  let shownLabel: string | null = null
+  let shownSource: IdentitySource | null = null
+  if (correction?.label != null) {
+    shownLabel = correction.label
+    shownSource = "operator"
+  } else if (correction?.labelHidden === true) {
+    // The operator hid the files' and the seed's labels: none shown.
+  } else if (fact !== undefined) {
+    shownLabel = fact.name
+    shownSource = "label_file"
+  } else if (tracked !== undefined && tracked.source !== "custom") {
+    shownLabel = tracked.label
+    shownSource = "seed"
+  } else if (chosenClass === "exchange" && by === "rule" && exchange !== null) {
+    shownLabel = `${exchange} deposit address`
+    shownSource = "rule"
+  }
   return {
     address: input.address, kind: input.kind?.kind ?? "unknown", delegate: input.kind?.delegate ?? null,
-    class: klass, classSource: chosen === undefined ? null : SOURCE_OF[chosen.by], exchange,
-    label: shown?.label ?? null, labelSource: shown?.source ?? null,
-    confidence: Math.round((chosen?.confidence ?? 0) * 100) / 100, reasons: reasons.length > 8 ? reasons.slice(0, 8) : reasons
+    class: chosenClass, classSource: by === undefined ? null : SOURCE_OF[by], exchange,
+    label: shownLabel, labelSource: shownSource,
+    confidence: Math.round(confidence * 100) / 100, reasons: reasons.length > 8 ? reasons.slice(0, 8) : reasons
   }
 }

@@ -36,8 +36,12 @@ export interface BlockFindings {
   readonly arbitrages: ReadonlyArray<Arbitrage>
 }
 
-const tradedItself = (tx: TxActivity) =>
-  tx.moves.some((m) => m.logIndex >= 0 && (m.from === tx.from || m.to === tx.from)) || tx.value >= MATERIAL_VALUE
+const tradedItself = (tx: TxActivity) => {
+  if (tx.value >= MATERIAL_VALUE) return true
+  // A loop, not `some` with an arrow: an arrow here was a closure per swapping transaction.
+  for (const m of tx.moves) if (m.logIndex >= 0 && (m.from === tx.from || m.to === tx.from)) return true
+  return false
+}
 
 export const runRules = (activity: BlockActivity, ctx: RuleContext): BlockFindings => {
   const block = activity.number
@@ -62,10 +66,12 @@ export const runRules = (activity: BlockActivity, ctx: RuleContext): BlockFindin
   const traders = new Set<string>()
   for (const tx of activity.txs) {
     const arbs = findArbitrages(tx, ctx.isRouter)
-    arbitrages.push(...arbs)
-    for (const f of arbitrageFindings(tx, block, arbs)) {
-      findings.push(f)
-      addSearcher(tx.hash, f.address)
+    if (arbs.length > 0) {
+      arbitrages.push(...arbs)
+      for (const f of arbitrageFindings(tx, block, arbs)) {
+        findings.push(f)
+        addSearcher(tx.hash, f.address)
+      }
     }
     searchersOfTx = searchers.get(tx.hash)
     if (tx.moves.length > 0) {

@@ -116,7 +116,7 @@ const around = (moves: ReadonlyArray<TokenMove>, holder: string, after: number, 
  * its logs in order.
  */
 export const swapsOf = (
-  tx: { readonly hash: string; readonly index: number; readonly from: string; readonly to: string | null },
+  tx: { readonly hash: string; readonly transactionIndex: number; readonly from: string; readonly to: string | null },
   logs: ReadonlyArray<RawLog>, moves: ReadonlyArray<TokenMove>
 ): Array<Swap> => {
   const swaps: Array<Swap> = []
@@ -134,7 +134,7 @@ export const swapsOf = (
     const tokenOut = event.tokenOut ?? outOf?.token ?? nativeSide
     if (tokenIn === undefined || tokenOut === undefined || tokenIn === tokenOut) continue
     swaps.push({
-      txHash: tx.hash, txIndex: tx.index, txFrom: tx.from, txTo: tx.to, logIndex: log.logIndex, pool: event.pool, protocol, tokenIn, tokenOut,
+      txHash: tx.hash, txIndex: tx.transactionIndex, txFrom: tx.from, txTo: tx.to, logIndex: log.logIndex, pool: event.pool, protocol, tokenIn, tokenOut,
       amountIn: event.amountIn, amountOut: event.amountOut,
       payer: into?.from ?? event.sender,
       recipient: outOf?.to ?? event.recipient ?? event.sender

@@ -15,8 +15,17 @@ export interface SweepContext {
   readonly exchangeOf: (address: string) => string | undefined
 }
 
+const NONE: Array<Finding> = []
+
+/** Whether any of the transaction's movements went to a labelled exchange wallet. */
+const reachesExchange = (tx: TxActivity, ctx: SweepContext) => {
+  // A loop, not `some` with an arrow: this asks every transaction that moved tokens, and finds none in most.
+  for (const m of tx.moves) if (m.to !== null && ctx.exchangeOf(m.to) !== undefined) return true
+  return false
+}
+
 export const sweepFindings = (tx: TxActivity, block: number, ctx: SweepContext, excluded: (address: string) => boolean): Array<Finding> => {
-  if (!tx.moves.some((m) => m.to !== null && ctx.exchangeOf(m.to) !== undefined)) return []
+  if (!reachesExchange(tx, ctx)) return NONE
   const swappers = new Set(tx.swaps.flatMap((s) => [s.payer, s.recipient, s.pool]))
   const senders = new Map<string, Set<string>>()
   for (const m of tx.moves) {
