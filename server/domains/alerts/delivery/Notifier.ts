@@ -74,13 +74,14 @@ export class AlertNotifier extends Effect.Service<AlertNotifier>()("app/AlertNot
         if (blocker !== null) now.push(untried(r, "skipped", blocker))
         else byChannel[r.channel as Channel].push(r)
       }
+      // Webhooks first, in the background (settled as they finish): their receivers work while the console is sent.
+      yield* webhook.send(byChannel.webhook, settingsOf)
       now.push(...(yield* consoleChannel.send(byChannel.console)))
       const email = yield* emailChannel.compose(byChannel.email)
       now.push(...email.outcomes)
       yield* settler.round(now, email.queue)
-      // Messenger (per chat, paced) and webhooks: in the background, settled as they finish.
+      // Messenger (per chat, paced): in the background, settled as it goes.
       yield* messenger.send(byChannel.messenger, settingsOf)
-      yield* webhook.send(byChannel.webhook, settingsOf)
     })
 
     /** The rounds of `Deliver` messages: every handler of a read adds its ids; one claim, one send round. */
