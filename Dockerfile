@@ -11,4 +11,4 @@ ENV NODE_ENV=production CONSOLE_BUILD=off
 EXPOSE 8080
 USER node
 # The server is PID 1's only process: `docker stop` (SIGTERM) reaches it and it shuts down within SHUTDOWN_GRACE_MS.
-CMD ["node", "--import", "tsx", "server/main.ts"]
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "server/main.ts"]

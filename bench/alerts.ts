@@ -122,7 +122,7 @@ const ONLY_ALERTS = process.env.BENCH_ACTORS === "alerts"
 /** An `actors` process running only the alert actors, on the app's database and Redis; resolves once started. */
 const startAlertProcess = (env: Record<string, string>) =>
   new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, ["--max-semi-space-size=32", "--import", "tsx", "server/main.ts"], {
       env: { METRICS_PORT: "0", ...process.env, ...env, WHALE_ROLES: "actors", WHALE_ACTORS: ALERT_ACTORS.join(","), LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"]
     })

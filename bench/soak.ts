@@ -67,7 +67,7 @@ execFileSync(process.execPath, ["--import", "tsx", "server/cli/migrate.ts"], { e
 const procs: Array<{ name: string; child: ChildProcess; port?: number }> = []
 const start = async (name: string, roles: string) => {
   const port = roles === "http" ? await freePort() : 0
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, ["--max-semi-space-size=32", "--import", "tsx", "server/main.ts"], {
     env: { ...common, WHALE_ROLES: roles, PORT: String(port), MIGRATE_ON_START: "false" }, stdio: ["ignore", "inherit", "inherit"]
   })
   procs.push({ name, child, ...(roles === "http" ? { port } : {}) })
