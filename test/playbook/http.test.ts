@@ -123,8 +123,14 @@ describe("an admin runs a live event", () => {
     })).json)
     const before = await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 1000, at: now - 2 * HOUR }])
     expect(before).toHaveLength(1)
-    // One record days earlier: the 7-day baseline is a mean over several slots, so its counts are fractions.
-    await insertTx(app, [{ wallet: W.W1, token: "WETH", category: "dex_buy", usd: 10, at: now - 3 * 24 * HOUR }])
+    // One record days earlier: the 7-day baseline is a mean over several slots, so its counts are fractions. And one
+    // nine days back, before every baseline slot: slots start where the data does (its first roll-up hour), and a
+    // running window's slots are not hour-aligned, so without it the slot holding the record three days back started
+    // before the data whenever the test ran in the first minutes of an hour (its baseline then read 0).
+    await insertTx(app, [
+      { wallet: W.W1, token: "WETH", category: "dex_buy", usd: 10, at: now - 3 * 24 * HOUR },
+      { wallet: W.W1, token: "WETH", category: "dex_buy", usd: 5, at: now - 9 * 24 * HOUR }
+    ])
     const live = await call("POST", `/api/playbook/events/${created.id}/status`, admin, { status: "LIVE" })
     expect(live.json).toMatchObject({ status: "LIVE" })
     const other = PlaybookEvent.parse((await call("POST", "/api/playbook/events", admin, { title: "Other", category: "cpi", timestamp: new Date(now).toISOString(), severity: 4 })).json)
